@@ -1,0 +1,48 @@
+# bloomfilter: PGXS build.
+#
+#   make && make install          build and install into the server pg_config names
+#   make installcheck             run the SQL tests against your own running server
+#   make test                     fresh-machine path: install what is missing (apt),
+#                                 build, run the C unit tests and the SQL tests on a
+#                                 throwaway cluster
+#   make demo                     the same set-up, then a semi-join prefilter demo
+#
+# Out-of-tree builds work: mkdir b && cd b && make -f ../Makefile VPATH=..
+
+ROOT := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
+
+EXTENSION  = bloomfilter
+MODULE_big = bloomfilter
+OBJS = \
+	src/core.o \
+	src/codec.o \
+	src/bloom_pg.o \
+	src/bloom_io.o \
+	src/bloom_element.o \
+	src/bloom_setops.o \
+	src/bloom_agg.o
+DATA = sql/bloomfilter--1.0.sql
+
+# Every sql/*.sql except install and upgrade scripts is a pg_regress test.
+REGRESS = $(sort $(filter-out bloomfilter--%,$(notdir $(basename $(wildcard $(ROOT)/sql/*.sql)))))
+REGRESS_OPTS = --load-extension=bloomfilter
+
+PG_CPPFLAGS = -I$(ROOT)/src
+PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
+
+# The fresh-machine entry points work before PostgreSQL is installed: the
+# script installs what is missing, then comes back here.
+.PHONY: test demo
+test demo:
+	@$(ROOT)/scripts/run.sh $@
+
+ifneq ($(PGXS),)
+include $(PGXS)
+-include $(ROOT)/test/unit.mk
+-include $(ROOT)/bench/bench.mk
+endif
+
+.DEFAULT_GOAL := all

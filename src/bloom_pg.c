@@ -1,0 +1,237 @@
+/*
+ * bloom_pg.c: module set-up and what the SQL-callable files share: reading
+ * filter arguments (with the per-call-site detoast cache), allocating
+ * filters, and the shape errors.
+ */
+#include "bloom_pg.h"
+
+#include "access/detoast.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+static void
+bloom_check_for_interrupts(void)
+{
+	CHECK_FOR_INTERRUPTS();
+}
+
+void
+_PG_init(void)
+{
+	bf_interrupt_hook = bloom_check_for_interrupts;
+}
+
+BloomCallCache *
+bloom_call_cache(FunctionCallInfo fcinfo)
+{
+	if (fcinfo->flinfo->fn_extra == NULL)
+		fcinfo->flinfo->fn_extra =
+			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomCallCache));
+	return (BloomCallCache *) fcinfo->flinfo->fn_extra;
+}
+
+void
+bloom_view_datum(Datum datum, BloomView *view)
+{
+	struct varlena *value = (struct varlena *) DatumGetPointer(datum);
+	const uint8_t *body;
+	size_t		length;
+	bf_status	status;
+
+	Assert(!VARATT_IS_EXTERNAL(value) && !VARATT_IS_COMPRESSED(value));
+	body = (const uint8_t *) VARDATA_ANY(value);
+	length = VARSIZE_ANY_EXHDR(value);
+
+	if (length < BLOOM_HEADER_BYTES)
+		status = BF_LENGTH;
+	else
+	{
+		bloom_header_read(body, &view->header);
+		view->bits = body + BLOOM_HEADER_BYTES;
+		view->nbytes = length - BLOOM_HEADER_BYTES;
+		status = bf_check_header(&view->header);
+		if (status == BF_OK)
+			status = bf_check_bits(&view->header, view->bits, view->nbytes);
+	}
+	if (status != BF_OK)
+		ereport(ERROR,
+				errcode(ERRCODE_DATA_CORRUPTED),
+				errmsg("invalid bloom filter value"),
+				errdetail("%s", bf_status_message(status)));
+}
+
+void
+bloom_view_filter(const BloomFilter *filter, BloomView *view)
+{
+	view->header.format_version = filter->format_version;
+	view->header.hash_scheme = filter->hash_scheme;
+	view->header.k = filter->k;
+	view->header.flags = filter->flags;
+	view->header.m = filter->m;
+	view->bits = filter->bits;
+	view->nbytes = bloom_payload_bytes(filter->m);
+}
+
+void
+bloom_getarg(FunctionCallInfo fcinfo, int argno, BloomView *view)
+{
+	struct varlena *value = (struct varlena *) PG_GETARG_POINTER(argno);
+
+	if (VARATT_IS_EXTERNAL_ONDISK(value) && argno < lengthof(((BloomCallCache *) NULL)->args))
+	{
+		BloomArgCache *entry = &bloom_call_cache(fcinfo)->args[argno];
+		struct varatt_external toast_pointer;
+		MemoryContext old_context;
+
+		StaticAssertStmt(sizeof(toast_pointer) == sizeof(entry->toast_pointer),
+						 "toast pointer size");
+		VARATT_EXTERNAL_GET_POINTER(toast_pointer, value);
+
+		/*
+		 * A toast pointer names an immutable stored value (an update writes a
+		 * new value under a new OID), and the cache lives no longer than the
+		 * query that holds a snapshot of it, so equal pointers mean equal
+		 * values.
+		 */
+		if (!entry->valid ||
+			memcmp(entry->toast_pointer, &toast_pointer, sizeof(toast_pointer)) != 0)
+		{
+			entry->valid = false;
+			if (entry->value != NULL)
+				pfree(entry->value);
+			old_context = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+			entry->value = pg_detoast_datum(value);
+			MemoryContextSwitchTo(old_context);
+			bloom_view_datum(PointerGetDatum(entry->value), &entry->view);
+			memcpy(entry->toast_pointer, &toast_pointer, sizeof(toast_pointer));
+			entry->valid = true;
+		}
+		*view = entry->view;
+		return;
+	}
+
+	/* A short header is read in place; anything else extended is expanded. */
+	if (VARATT_IS_EXTENDED(value) && !VARATT_IS_SHORT(value))
+		value = pg_detoast_datum_packed(value);
+	bloom_view_datum(PointerGetDatum(value), view);
+}
+
+BloomFilter *
+bloom_alloc(uint64 m, uint32 k, uint8 hash_scheme)
+{
+	uint64		size = BLOOM_BITS_OFFSET + bloom_payload_bytes(m);
+	BloomFilter *filter;
+
+	/* Callers checked the shape; this is the last line of defence. */
+	if (m < 1 || m > BLOOM_M_MAX || k < BLOOM_K_MIN || k > BLOOM_K_MAX)
+		elog(ERROR, "invalid bloom filter shape m = " UINT64_FORMAT ", k = %u", m, k);
+
+	filter = (BloomFilter *) palloc0(size);
+	SET_VARSIZE(filter, size);
+	filter->format_version = BLOOM_FORMAT_VERSION;
+	filter->hash_scheme = hash_scheme;
+	filter->k = (uint8) k;
+	filter->flags = 0;
+	filter->m = m;
+	return filter;
+}
+
+BloomFilter *
+bloom_copy(const BloomView *view)
+{
+	BloomFilter *filter = bloom_alloc(view->header.m, view->header.k,
+									  view->header.hash_scheme);
+
+	memcpy(filter->bits, view->bits, view->nbytes);
+	return filter;
+}
+
+void
+bloom_require_same_shape(const char *operation, const BloomView *a, const BloomView *b)
+{
+	if (a->header.m != b->header.m || a->header.k != b->header.k ||
+		a->header.hash_scheme != b->header.hash_scheme)
+		ereport(ERROR,
+				errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				errmsg("%s requires bloom filters of the same shape", operation),
+				errdetail("One filter has m = " UINT64_FORMAT ", k = %u, hash scheme %u; the other has m = " UINT64_FORMAT ", k = %u, hash scheme %u.",
+						  a->header.m, a->header.k, a->header.hash_scheme,
+						  b->header.m, b->header.k, b->header.hash_scheme),
+				errhint("Combine only filters created with the same false_positive_rate and capacity, or the same m and k."));
+}
+
+void
+bloom_raise_shape_error(bf_status status, const char *operation,
+						uint64 m, int64 k, double p, int64 n)
+{
+	switch (status)
+	{
+		case BF_OK:
+			return;
+		case BF_FALSE_POSITIVE_RATE_RANGE:
+			ereport(ERROR,
+					errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					errmsg("%s: false_positive_rate must be greater than 0 and less than 1", operation),
+					errdetail("false_positive_rate is %g.", p));
+			break;
+		case BF_CAPACITY_RANGE:
+			ereport(ERROR,
+					errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					errmsg("%s: capacity must be at least 1", operation),
+					errdetail("capacity is " INT64_FORMAT ".", n));
+			break;
+		case BF_M_RANGE:
+			ereport(ERROR,
+					errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					errmsg("%s: m must be at least 1", operation),
+					errdetail("m is " INT64_FORMAT ".", (int64) m));
+			break;
+		case BF_K_RANGE:
+			if (p >= 0)
+				ereport(ERROR,
+						errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("%s: false_positive_rate %g needs more than %d hash probes", operation, p, BLOOM_K_MAX),
+						errdetail("The optimal number of probes is " INT64_FORMAT ".", k),
+						errhint("Use a false_positive_rate of at least 1e-19."));
+			else
+				ereport(ERROR,
+						errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("%s: k must be between %d and %d", operation, BLOOM_K_MIN, BLOOM_K_MAX),
+						errdetail("k is " INT64_FORMAT ".", k));
+			break;
+		case BF_TOO_LARGE:
+			ereport(ERROR,
+					errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					errmsg("%s: bloom filter would exceed the maximum size", operation),
+					errdetail("The filter needs m = " UINT64_FORMAT " bits; the maximum is m = " UINT64_FORMAT " bits (" UINT64_FORMAT " bytes, PostgreSQL's 1 GB value limit).",
+							  m, (uint64) BLOOM_M_MAX, (uint64) BLOOM_MAX_VARLENA_BYTES),
+					n >= 0 ? errhint("Use a higher false_positive_rate or a lower capacity.") : 0);
+			break;
+		default:
+			elog(ERROR, "%s: unexpected shape status %d", operation, (int) status);
+	}
+}
+
+BloomEncoder *
+bloom_call_encoder(FunctionCallInfo fcinfo, int argno)
+{
+	BloomCallCache *cache = bloom_call_cache(fcinfo);
+	Oid			typid = get_fn_expr_argtype(fcinfo->flinfo, argno);
+
+	if (!OidIsValid(typid))
+		ereport(ERROR,
+				errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				errmsg("could not determine the data type of the value to hash"));
+	if (cache->encoder == NULL || cache->encoder_typid != typid ||
+		cache->encoder_argno != argno)
+	{
+		cache->encoder = bloom_encoder_create(typid, fcinfo->flinfo->fn_mcxt);
+		cache->encoder_typid = typid;
+		cache->encoder_argno = argno;
+	}
+	return cache->encoder;
+}

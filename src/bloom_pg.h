@@ -1,0 +1,99 @@
+/*
+ * bloom_pg.h: what the SQL-callable files share.
+ *
+ * Data flows one way: an SQL argument becomes a BloomView (read in place, or
+ * detoasted once and cached per call site), a value becomes its canonical
+ * bytes and then a bf_hash (BloomEncoder), and the core does the rest.
+ */
+#ifndef BLOOM_PG_H
+#define BLOOM_PG_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+
+#include "bloom.h"
+#include "core.h"
+
+/* A filter as the SQL layer reads it: its header and where its bits are. */
+typedef struct BloomView
+{
+	BloomHeader header;
+	const uint8_t *bits;		/* bloom_payload_bytes(header.m) bytes */
+	size_t		nbytes;
+} BloomView;
+
+/*
+ * The filter in argument argno (which must not be NULL).  An inline value is
+ * read in place; an out-of-line (TOASTed) one is detoasted once and kept for
+ * the life of the call site (fn_extra), keyed by its toast pointer, so a
+ * filter from a stored row or an InitPlan is not fetched again on every row.
+ * The header and length are checked: a damaged value raises an ERROR
+ * (XX001) instead of being read past its end.
+ */
+extern void bloom_getarg(FunctionCallInfo fcinfo, int argno, BloomView *view);
+
+/* View of a filter datum that is already in memory (not external). */
+extern void bloom_view_datum(Datum datum, BloomView *view);
+
+/* View of a filter this code built. */
+extern void bloom_view_filter(const BloomFilter *filter, BloomView *view);
+
+/* A new filter of the given shape with no bits set, in CurrentMemoryContext. */
+extern BloomFilter *bloom_alloc(uint64 m, uint32 k, uint8 hash_scheme);
+
+/* A new filter with the view's shape and bits, in CurrentMemoryContext. */
+extern BloomFilter *bloom_copy(const BloomView *view);
+
+/*
+ * ERROR 22023 unless a and b have the same m, k and hash scheme; operation
+ * names the SQL function or operator for the message.
+ */
+extern void bloom_require_same_shape(const char *operation,
+									 const BloomView *a, const BloomView *b);
+
+/*
+ * Raise the ERROR for a failed shape check from bf_check_shape() or
+ * bf_optimal_shape(): 22023 for arguments out of range, 54000 for a filter
+ * larger than PostgreSQL can store.  m, k, p and n are what was asked or
+ * computed, for the message (p < 0 and n < 0 when not applicable).
+ */
+extern void bloom_raise_shape_error(bf_status status, const char *operation,
+									uint64 m, int64 k, double p, int64 n);
+
+/*
+ * Values to hashes (bloom_element.c).  An encoder is resolved once per type
+ * (domains to their base type) and turns a non-NULL datum of that type into
+ * its canonical bytes (the table in the README) and then into a bf_hash.
+ */
+typedef struct BloomEncoder BloomEncoder;
+
+extern BloomEncoder *bloom_encoder_create(Oid typid, MemoryContext mcxt);
+extern bf_hash bloom_encoder_hash(BloomEncoder *encoder, Datum value);
+
+/*
+ * The encoder for the value in argument argno of this call site, created in
+ * fn_mcxt on first use from the argument's actual type.
+ */
+extern BloomEncoder *bloom_call_encoder(FunctionCallInfo fcinfo, int argno);
+
+/* Per-call-site cache kept in flinfo->fn_extra by the functions above. */
+typedef struct BloomArgCache
+{
+	bool		valid;
+	char		toast_pointer[16];	/* the varatt_external it was fetched by */
+	struct varlena *value;		/* detoasted copy, in fn_mcxt */
+	BloomView	view;
+} BloomArgCache;
+
+typedef struct BloomCallCache
+{
+	BloomArgCache args[2];		/* filter arguments 0 and 1 */
+	BloomEncoder *encoder;
+	int			encoder_argno;
+	Oid			encoder_typid;
+} BloomCallCache;
+
+extern BloomCallCache *bloom_call_cache(FunctionCallInfo fcinfo);
+
+#endif							/* BLOOM_PG_H */

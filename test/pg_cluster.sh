@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Run a command against a throwaway PostgreSQL cluster, then destroy it.
+#
+#   test/pg_cluster.sh [-o name=value]... DESTDIR command [args...]
+#
+# The cluster lives in a fresh temporary directory and listens only on a Unix
+# socket there, so any number of these can run at once (pg_virtualenv, run as
+# root, always uses the one cluster 15/regress).  The extension is loaded from
+# DESTDIR (a "make install DESTDIR=..." tree) through Debian's
+# extension_destdir setting, so nothing is installed system-wide.
+#
+# The command sees PGHOST, PGPORT, PGUSER, PGDATABASE, and BLOOM_PG_LOG (the
+# server log).  The run fails if the command fails or if any backend died of a
+# signal (a crash restarts backends without stopping the postmaster, so the
+# log is the reliable witness).
+set -euo pipefail
+
+opts=()
+while [ "${1:-}" = "-o" ]; do opts+=(-c "$2"); shift 2; done
+[ $# -ge 2 ] || { echo "usage: $0 [-o name=value]... DESTDIR command..." >&2; exit 2; }
+destdir=$(cd "$1" && pwd); shift
+
+bindir=$("${PG_CONFIG:-pg_config}" --bindir)
+work=$(mktemp -d /tmp/bloomfilter-pg.XXXXXX)
+chmod 755 "$work"
+as_owner=()
+if [ "$(id -u)" = 0 ]; then
+	chown postgres: "$work"
+	as_owner=(runuser -u postgres --)
+fi
+
+cleanup() {
+	"${as_owner[@]}" "$bindir/pg_ctl" -D "$work/data" -m immediate stop >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+"${as_owner[@]}" "$bindir/initdb" -D "$work/data" -A trust -U postgres \
+	--no-sync -E UTF8 --locale=C.UTF-8 >"$work/initdb.log" 2>&1 \
+	|| { cat "$work/initdb.log" >&2; exit 1; }
+"${as_owner[@]}" "$bindir/pg_ctl" -D "$work/data" -l "$work/server.log" -w \
+	-o "-c listen_addresses='' -c unix_socket_directories='$work' -c port=5432 \
+	    -c fsync=off -c extension_destdir='$destdir' ${opts[*]:-}" start >/dev/null
+
+export PGHOST=$work PGPORT=5432 PGUSER=postgres PGDATABASE=postgres BLOOM_PG_LOG=$work/server.log
+status=0
+"$@" || status=$?
+
+if grep -q "terminated by signal" "$work/server.log"; then
+	echo "pg_cluster.sh: a backend crashed:" >&2
+	grep -B2 -A2 "terminated by signal" "$work/server.log" >&2
+	status=1
+fi
+if [ $status -ne 0 ]; then
+	echo "pg_cluster.sh: command failed ($status); server log tail:" >&2
+	tail -n 30 "$work/server.log" >&2
+fi
+exit $status
