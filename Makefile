@@ -41,6 +41,10 @@ test demo:
 
 ifneq ($(PGXS),)
 include $(PGXS)
+# An out-of-tree build needs the object directory.
+ifdef VPATH
+$(shell mkdir -p src)
+endif
 -include $(ROOT)/test/unit.mk
 -include $(ROOT)/bench/bench.mk
 endif

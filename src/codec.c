@@ -1,0 +1,2 @@
+/* codec.c: stub, being written */
+#include "core.h"
