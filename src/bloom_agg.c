@@ -1,21 +1,438 @@
-/* bloom_agg.c: stub, being written */
+/*
+ * bloom_agg.c: the aggregates bloom_agg(value, false_positive_rate,
+ * capacity), bloom_union_agg(bloom) and bloom_intersection_agg(bloom).
+ *
+ * The transition state is a BloomAggState in the aggregate memory context,
+ * holding a filter that rows are added to (or ORed, ANDed into) in place:
+ * one allocation per group, nothing copied per row.  The final functions
+ * return a copy and leave the state alone, because a window aggregate keeps
+ * adding rows to the state after each result.
+ *
+ * Parallel (and partitionwise) aggregation: the combine functions OR or AND
+ * partial states together.  Both are associative and commutative and the
+ * hashing is deterministic, so every plan gives the same bits as a serial
+ * one.  Shapes are checked wherever two filters meet, in the transition and
+ * the combine functions alike, and the errors read the same either way.
+ * The serialize and deserialize functions move a state between processes;
+ * deserialization validates everything it reads, like bloom_recv.
+ *
+ * bloom_agg with no rows returns an empty filter of the requested shape, so
+ * that "no rows" and "rows that were all NULL" agree.  The final function
+ * only sees the state, so it takes false_positive_rate and capacity from the
+ * aggregate call (AggGetAggref), which works when both are constants.  When
+ * they are not constants (columns, parameters of a generic plan), and in a
+ * window whose frame is empty (a window function has no Aggref), the shape
+ * is unknown and the result of no rows is NULL.
+ */
 #include "bloom_pg.h"
 
+#include "catalog/pg_type.h"
+#include "nodes/execnodes.h"
+#include "nodes/plannodes.h"
+#include "parser/parsetree.h"
+#include "utils/float.h"
+
+typedef struct BloomAggState
+{
+	BloomFilter *filter;		/* in the aggregate memory context */
+
+	/*
+	 * bloom_agg: the false_positive_rate and capacity the filter was sized
+	 * from, which every later row must repeat.  Both are 0 in the set
+	 * operation aggregates.
+	 */
+	double		false_positive_rate;
+	int64		capacity;
+
+	BloomEncoder *encoder;		/* bloom_agg's value hasher, resolved once */
+} BloomAggState;
+
+/* The aggregate memory context; ERROR when not called as an aggregate. */
+static MemoryContext
+bloom_agg_context(FunctionCallInfo fcinfo, const char *function)
+{
+	MemoryContext aggcontext;
+
+	if (!AggCheckCallContext(fcinfo, &aggcontext))
+		elog(ERROR, "%s called in non-aggregate context", function);
+	return aggcontext;
+}
+
+/* A copy of the state's filter, in CurrentMemoryContext. */
+static Datum
+bloom_agg_result(const BloomAggState *state)
+{
+	BloomView	view;
+
+	bloom_view_filter(state->filter, &view);
+	return PointerGetDatum(bloom_copy(&view));
+}
+
+/* ---- bloom_agg ---- */
+
+/*
+ * Every row (and every partial state) must ask for the filter the first one
+ * did; the shape alone is not enough, or the result would depend on which
+ * row came first.
+ */
+static void
+bloom_agg_check_request(const BloomAggState *state, double p, int64 n)
+{
+	if (p != state->false_positive_rate || n != state->capacity)
+		ereport(ERROR,
+				errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				errmsg("bloom_agg: false_positive_rate and capacity must be the same in every row"),
+				errdetail("The filter was sized for false_positive_rate %s and capacity " INT64_FORMAT "; a row has false_positive_rate %s and capacity " INT64_FORMAT ".",
+						  float8out_internal(state->false_positive_rate),
+						  state->capacity, float8out_internal(p), n));
+}
+
+/*
+ * The state is created from the first row even when its value is NULL, so
+ * a bad false_positive_rate or capacity is an error whatever the values.
+ */
 PG_FUNCTION_INFO_V1(bloom_agg_transfn);
-Datum bloom_agg_transfn(PG_FUNCTION_ARGS) { elog(ERROR, "bloom_agg_transfn: not implemented yet"); PG_RETURN_NULL(); }
+Datum
+bloom_agg_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcontext = bloom_agg_context(fcinfo, "bloom_agg_transfn");
+	BloomAggState *state = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
+	double		p;
+	int64		n;
+
+	if (PG_ARGISNULL(2) || PG_ARGISNULL(3))
+		ereport(ERROR,
+				errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				errmsg("bloom_agg: false_positive_rate and capacity must not be NULL"));
+	p = PG_GETARG_FLOAT8(2);
+	n = PG_GETARG_INT64(3);
+
+	if (state == NULL)
+	{
+		MemoryContext old_context = MemoryContextSwitchTo(aggcontext);
+
+		state = (BloomAggState *) palloc0(sizeof(BloomAggState));
+		state->filter = bloom_alloc_optimal("bloom_agg", p, n);
+		state->false_positive_rate = p;
+		state->capacity = n;
+		MemoryContextSwitchTo(old_context);
+	}
+	else
+		bloom_agg_check_request(state, p, n);
+
+	if (!PG_ARGISNULL(1))
+	{
+		if (state->encoder == NULL)
+			state->encoder = bloom_call_encoder(fcinfo, 1);
+		bf_add_hash(state->filter->bits, state->filter->m, state->filter->k,
+					bloom_encoder_hash(state->encoder, PG_GETARG_DATUM(1)));
+	}
+	PG_RETURN_POINTER(state);
+}
+
+static Plan *
+bloom_first_plan(List *plans)
+{
+	return plans != NIL ? (Plan *) linitial(plans) : NULL;
+}
+
+/*
+ * The Aggref that holds the arguments of the aggregate call being finalized,
+ * or NULL (a window aggregate has none).  In a Finalize Aggregate above a
+ * partial one (parallel or partitionwise aggregation) the planner has
+ * replaced the arguments by a reference to the partial aggregate's output:
+ * follow it down the plan, as EXPLAIN does, to the partial Aggref.
+ */
+static Aggref *
+bloom_agg_call(FunctionCallInfo fcinfo)
+{
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+	Plan	   *plan;
+	Expr	   *expr;
+
+	if (aggref == NULL || !DO_AGGSPLIT_COMBINE(aggref->aggsplit))
+		return aggref;
+	if (aggref->args == NIL)
+		return NULL;
+
+	plan = castNode(AggState, fcinfo->context)->ss.ps.plan;
+	expr = linitial_node(TargetEntry, aggref->args)->expr;
+	while (IsA(expr, Var) && ((Var *) expr)->varno == OUTER_VAR)
+	{
+		TargetEntry *target;
+
+		/* an Append's children all compute the same partial aggregate */
+		if (IsA(plan, Append))
+			plan = bloom_first_plan(((Append *) plan)->appendplans);
+		else if (IsA(plan, MergeAppend))
+			plan = bloom_first_plan(((MergeAppend *) plan)->mergeplans);
+		else
+			plan = outerPlan(plan);
+		if (plan == NULL)
+			return NULL;
+		target = get_tle_by_resno(plan->targetlist, ((Var *) expr)->varattno);
+		if (target == NULL)
+			return NULL;
+		expr = target->expr;
+	}
+	if (!IsA(expr, Aggref) || ((Aggref *) expr)->aggfnoid != aggref->aggfnoid)
+		return NULL;
+	return (Aggref *) expr;
+}
+
+/* false_positive_rate and capacity of the call, if both are constants. */
+static bool
+bloom_agg_call_request(FunctionCallInfo fcinfo, double *p, int64 *n)
+{
+	Aggref	   *aggref = bloom_agg_call(fcinfo);
+	Const	   *p_const;
+	Const	   *n_const;
+
+	if (aggref == NULL || list_length(aggref->args) < 3)
+		return false;
+	p_const = (Const *) list_nth_node(TargetEntry, aggref->args, 1)->expr;
+	n_const = (Const *) list_nth_node(TargetEntry, aggref->args, 2)->expr;
+	if (!IsA(p_const, Const) || p_const->constisnull || p_const->consttype != FLOAT8OID ||
+		!IsA(n_const, Const) || n_const->constisnull || n_const->consttype != INT8OID)
+		return false;
+	*p = DatumGetFloat8(p_const->constvalue);
+	*n = DatumGetInt64(n_const->constvalue);
+	return true;
+}
+
 PG_FUNCTION_INFO_V1(bloom_agg_finalfn);
-Datum bloom_agg_finalfn(PG_FUNCTION_ARGS) { elog(ERROR, "bloom_agg_finalfn: not implemented yet"); PG_RETURN_NULL(); }
+Datum
+bloom_agg_finalfn(PG_FUNCTION_ARGS)
+{
+	double		p;
+	int64		n;
+
+	bloom_agg_context(fcinfo, "bloom_agg_finalfn");
+	if (!PG_ARGISNULL(0))
+		return bloom_agg_result((BloomAggState *) PG_GETARG_POINTER(0));
+
+	/* no rows: an empty filter of the requested shape, if it is known */
+	if (!bloom_agg_call_request(fcinfo, &p, &n))
+		PG_RETURN_NULL();
+	PG_RETURN_POINTER(bloom_alloc_optimal("bloom_agg", p, n));
+}
+
+/* ---- bloom_union_agg and bloom_intersection_agg ---- */
+
+/*
+ * Fold a filter, asked for with (p, n) by bloom_agg or (0, 0) by the set
+ * operation aggregates, into state.  A NULL state stands for no input yet:
+ * the result is then a new state in the aggregate context with a copy of
+ * the filter, which may live in a shorter-lived context (a row's value, a
+ * deserialized partial state).
+ */
+static BloomAggState *
+bloom_agg_state_fold(MemoryContext aggcontext, BloomSetOp op, const char *operation,
+					 BloomAggState *state, const BloomView *input, double p, int64 n)
+{
+	if (state == NULL)
+	{
+		MemoryContext old_context = MemoryContextSwitchTo(aggcontext);
+
+		state = (BloomAggState *) palloc0(sizeof(BloomAggState));
+		state->filter = bloom_setop_fold(op, operation, NULL, input);
+		state->false_positive_rate = p;
+		state->capacity = n;
+		MemoryContextSwitchTo(old_context);
+		return state;
+	}
+
+	/* bloom_agg's check first; it always passes for the set operation states */
+	bloom_agg_check_request(state, p, n);
+	bloom_setop_fold(op, operation, state->filter, input);
+	return state;
+}
+
+static Datum
+bloom_setop_agg_transition(FunctionCallInfo fcinfo, BloomSetOp op,
+						   const char *operation, const char *function)
+{
+	MemoryContext aggcontext = bloom_agg_context(fcinfo, function);
+	BloomAggState *state = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
+	BloomView	input;
+
+	if (PG_ARGISNULL(1))
+	{
+		if (state == NULL)
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(state);
+	}
+
+	bloom_getarg(fcinfo, 1, &input);
+	PG_RETURN_POINTER(bloom_agg_state_fold(aggcontext, op, operation, state, &input, 0, 0));
+}
+
 PG_FUNCTION_INFO_V1(bloom_union_agg_transfn);
-Datum bloom_union_agg_transfn(PG_FUNCTION_ARGS) { elog(ERROR, "bloom_union_agg_transfn: not implemented yet"); PG_RETURN_NULL(); }
+Datum
+bloom_union_agg_transfn(PG_FUNCTION_ARGS)
+{
+	return bloom_setop_agg_transition(fcinfo, BLOOM_SETOP_UNION, "bloom_union_agg",
+									  "bloom_union_agg_transfn");
+}
+
 PG_FUNCTION_INFO_V1(bloom_intersection_agg_transfn);
-Datum bloom_intersection_agg_transfn(PG_FUNCTION_ARGS) { elog(ERROR, "bloom_intersection_agg_transfn: not implemented yet"); PG_RETURN_NULL(); }
+Datum
+bloom_intersection_agg_transfn(PG_FUNCTION_ARGS)
+{
+	return bloom_setop_agg_transition(fcinfo, BLOOM_SETOP_INTERSECTION,
+									  "bloom_intersection_agg",
+									  "bloom_intersection_agg_transfn");
+}
+
 PG_FUNCTION_INFO_V1(bloom_setop_agg_finalfn);
-Datum bloom_setop_agg_finalfn(PG_FUNCTION_ARGS) { elog(ERROR, "bloom_setop_agg_finalfn: not implemented yet"); PG_RETURN_NULL(); }
+Datum
+bloom_setop_agg_finalfn(PG_FUNCTION_ARGS)
+{
+	bloom_agg_context(fcinfo, "bloom_setop_agg_finalfn");
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	return bloom_agg_result((BloomAggState *) PG_GETARG_POINTER(0));
+}
+
+/* ---- parallel aggregation ---- */
+
+/*
+ * Fold partial state state2 into state1; a NULL state (no input) is the
+ * identity.  When state1 is NULL, PostgreSQL's rule for non-strict combine
+ * functions applies: return a copy in the aggregate context, because state2
+ * may live in a shorter-lived one.
+ */
+static Datum
+bloom_agg_combine(FunctionCallInfo fcinfo, BloomSetOp op, const char *operation,
+				  const char *function)
+{
+	MemoryContext aggcontext = bloom_agg_context(fcinfo, function);
+	BloomAggState *state1 = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
+	BloomAggState *state2 = PG_ARGISNULL(1) ? NULL : (BloomAggState *) PG_GETARG_POINTER(1);
+	BloomView	input;
+
+	if (state2 == NULL)
+	{
+		if (state1 == NULL)
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(state1);
+	}
+
+	bloom_view_filter(state2->filter, &input);
+	PG_RETURN_POINTER(bloom_agg_state_fold(aggcontext, op, operation, state1, &input,
+										   state2->false_positive_rate, state2->capacity));
+}
+
+/* Shared by bloom_agg, where bloom_agg_check_request speaks first. */
 PG_FUNCTION_INFO_V1(bloom_union_agg_combinefn);
-Datum bloom_union_agg_combinefn(PG_FUNCTION_ARGS) { elog(ERROR, "bloom_union_agg_combinefn: not implemented yet"); PG_RETURN_NULL(); }
+Datum
+bloom_union_agg_combinefn(PG_FUNCTION_ARGS)
+{
+	return bloom_agg_combine(fcinfo, BLOOM_SETOP_UNION, "bloom_union_agg",
+							 "bloom_union_agg_combinefn");
+}
+
 PG_FUNCTION_INFO_V1(bloom_intersection_agg_combinefn);
-Datum bloom_intersection_agg_combinefn(PG_FUNCTION_ARGS) { elog(ERROR, "bloom_intersection_agg_combinefn: not implemented yet"); PG_RETURN_NULL(); }
+Datum
+bloom_intersection_agg_combinefn(PG_FUNCTION_ARGS)
+{
+	return bloom_agg_combine(fcinfo, BLOOM_SETOP_INTERSECTION, "bloom_intersection_agg",
+							 "bloom_intersection_agg_combinefn");
+}
+
+/*
+ * Serialized state: false_positive_rate (float8) and capacity (int8), both 0
+ * for the set operation aggregates, then the filter as stored (12-byte
+ * header and bit array, bloom.h).  It only passes between the processes of
+ * one query, so numbers are in native byte order.
+ */
+#define BLOOM_AGG_SERIAL_PREFIX (sizeof(double) + sizeof(int64))
+
 PG_FUNCTION_INFO_V1(bloom_agg_serialfn);
-Datum bloom_agg_serialfn(PG_FUNCTION_ARGS) { elog(ERROR, "bloom_agg_serialfn: not implemented yet"); PG_RETURN_NULL(); }
+Datum
+bloom_agg_serialfn(PG_FUNCTION_ARGS)
+{
+	BloomAggState *state;
+	BloomView	view;
+	Size		size;
+	bytea	   *result;
+	char	   *out;
+
+	bloom_agg_context(fcinfo, "bloom_agg_serialfn");
+	state = (BloomAggState *) PG_GETARG_POINTER(0);
+	bloom_view_filter(state->filter, &view);
+
+	size = add_size(VARHDRSZ + BLOOM_AGG_SERIAL_PREFIX + BLOOM_HEADER_BYTES, view.nbytes);
+	result = (bytea *) palloc(size);
+	SET_VARSIZE(result, size);
+	out = VARDATA(result);
+	memcpy(out, &state->false_positive_rate, sizeof(double));
+	memcpy(out + sizeof(double), &state->capacity, sizeof(int64));
+	out += BLOOM_AGG_SERIAL_PREFIX;
+	bloom_header_write((uint8 *) out, &view.header);
+	memcpy(out + BLOOM_HEADER_BYTES, view.bits, view.nbytes);
+	PG_RETURN_BYTEA_P(result);
+}
+
+static void
+bloom_agg_raise_corrupt(const char *detail)
+{
+	ereport(ERROR,
+			errcode(ERRCODE_DATA_CORRUPTED),
+			errmsg("invalid serialized bloom filter aggregate state"),
+			errdetail("%s", detail));
+}
+
+/*
+ * The inverse of the above, in CurrentMemoryContext.  The filter goes
+ * through the same validation as every other filter that enters the server
+ * (bloom_view_datum), and false_positive_rate and capacity must size exactly
+ * that filter.
+ */
 PG_FUNCTION_INFO_V1(bloom_agg_deserialfn);
-Datum bloom_agg_deserialfn(PG_FUNCTION_ARGS) { elog(ERROR, "bloom_agg_deserialfn: not implemented yet"); PG_RETURN_NULL(); }
+Datum
+bloom_agg_deserialfn(PG_FUNCTION_ARGS)
+{
+	bytea	   *serialized;
+	const char *in;
+	Size		length;
+	BloomAggState *state;
+	BloomFilter *filter;
+	BloomView	view;
+
+	bloom_agg_context(fcinfo, "bloom_agg_deserialfn");
+	serialized = PG_GETARG_BYTEA_PP(0);
+	in = VARDATA_ANY(serialized);
+	length = VARSIZE_ANY_EXHDR(serialized);
+	if (length < BLOOM_AGG_SERIAL_PREFIX + BLOOM_HEADER_BYTES)
+		bloom_agg_raise_corrupt("The state is too short.");
+
+	state = (BloomAggState *) palloc0(sizeof(BloomAggState));
+	memcpy(&state->false_positive_rate, in, sizeof(double));
+	memcpy(&state->capacity, in + sizeof(double), sizeof(int64));
+
+	/* the rest is the filter after its varlena length word */
+	length -= BLOOM_AGG_SERIAL_PREFIX;
+	filter = (BloomFilter *) palloc(VARHDRSZ + length);
+	SET_VARSIZE(filter, VARHDRSZ + length);
+	memcpy((char *) filter + VARHDRSZ, in + BLOOM_AGG_SERIAL_PREFIX, length);
+	bloom_view_datum(PointerGetDatum(filter), &view);
+	state->filter = filter;
+
+	if (state->capacity == 0)
+	{
+		if (state->false_positive_rate != 0.0)
+			bloom_agg_raise_corrupt("A set operation state has a false_positive_rate.");
+	}
+	else
+	{
+		uint64_t	m;
+		uint32_t	k;
+
+		if (bf_optimal_shape(state->false_positive_rate, state->capacity, &m, &k) != BF_OK ||
+			m != view.header.m || k != view.header.k ||
+			view.header.hash_scheme != BLOOM_HASH_SCHEME_CURRENT)
+			bloom_agg_raise_corrupt("The filter does not have the shape its false_positive_rate and capacity give.");
+	}
+	PG_RETURN_POINTER(state);
+}

@@ -1,11 +1,165 @@
-/* bloom_io.c: stub, being written */
+/*
+ * bloom_io.c: the type's input and output functions, text and binary.
+ *
+ * Both serialized forms are defined and validated in codec.c; text and binary
+ * input accept exactly the same filters (every header field, the bit array
+ * length and the padding bits are checked), and nothing is allocated until
+ * the input's size has been checked against what it claims.
+ */
 #include "bloom_pg.h"
 
+#include "libpq/pqformat.h"
+#include "utils/memutils.h"
+#if PG_VERSION_NUM >= 160000
+#include "nodes/miscnodes.h"
+#endif
+
+/*
+ * Decode the text form; on success *result is a new filter.  The text must
+ * have exactly the length its header implies before any bits are allocated,
+ * so a short string cannot make us allocate a large filter.
+ */
+static bf_status
+bloom_decode_text(const char *text, size_t len, BloomFilter **result)
+{
+	BloomHeader header;
+	size_t		payload_offset;
+	BloomFilter *filter;
+	bf_status	status;
+
+	status = bf_text_decode_header(text, len, &header, &payload_offset);
+	if (status != BF_OK)
+		return status;
+	if (bf_text_length(&header) != len)
+		return BF_LENGTH;
+
+	filter = bloom_alloc(header.m, header.k, header.hash_scheme);
+	status = bf_text_decode_bits(text + payload_offset, len - payload_offset,
+								 &header, filter->bits);
+	if (status != BF_OK)
+	{
+		pfree(filter);
+		return status;
+	}
+	*result = filter;
+	return BF_OK;
+}
+
 PG_FUNCTION_INFO_V1(bloom_in);
-Datum bloom_in(PG_FUNCTION_ARGS) { elog(ERROR, "bloom_in: not implemented yet"); PG_RETURN_NULL(); }
+Datum
+bloom_in(PG_FUNCTION_ARGS)
+{
+	const char *text = PG_GETARG_CSTRING(0);
+	BloomFilter *filter = NULL;
+	bf_status	status;
+
+	status = bloom_decode_text(text, strlen(text), &filter);
+	if (status != BF_OK)
+	{
+		/* a soft error where the caller asked for one (pg_input_is_valid) */
+#if PG_VERSION_NUM >= 160000
+		ereturn(fcinfo->context, (Datum) 0,
+				errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				errmsg("invalid input syntax for type bloom"),
+				errdetail("%s", bf_status_message(status)));
+#else
+		ereport(ERROR,
+				errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				errmsg("invalid input syntax for type bloom"),
+				errdetail("%s", bf_status_message(status)));
+#endif
+	}
+	PG_RETURN_POINTER(filter);
+}
+
+/* The largest m whose text form (and its terminating NUL) fits in a palloc. */
+static uint64
+bloom_text_max_m(const BloomHeader *shape)
+{
+	BloomHeader header = *shape;
+	uint64		low = 0,
+				high = BLOOM_M_MAX;
+
+	/* bf_text_length grows with m; find the last m that fits */
+	while (low < high)
+	{
+		uint64		middle = low + (high - low + 1) / 2;
+
+		header.m = middle;
+		if (bf_text_length(&header) < MaxAllocSize)
+			low = middle;
+		else
+			high = middle - 1;
+	}
+	return low;
+}
+
 PG_FUNCTION_INFO_V1(bloom_out);
-Datum bloom_out(PG_FUNCTION_ARGS) { elog(ERROR, "bloom_out: not implemented yet"); PG_RETURN_NULL(); }
+Datum
+bloom_out(PG_FUNCTION_ARGS)
+{
+	BloomView	view;
+	uint64		length;
+	char	   *text;
+
+	bloom_getarg(fcinfo, 0, &view);
+	length = bf_text_length(&view.header);
+	if (length >= MaxAllocSize)
+		ereport(ERROR,
+				errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				errmsg("bloom filter is too large for text output"),
+				errdetail("The text form of a filter of m = " UINT64_FORMAT " bits would take " UINT64_FORMAT " bytes; the largest filter with a text form has m = " UINT64_FORMAT " bits.",
+						  view.header.m, length, bloom_text_max_m(&view.header)),
+				errhint("Use binary COPY or bloom_send() to move larger filters."));
+
+	text = palloc(length + 1);
+	bf_text_encode(&view.header, view.bits, text);
+	PG_RETURN_CSTRING(text);
+}
+
 PG_FUNCTION_INFO_V1(bloom_recv);
-Datum bloom_recv(PG_FUNCTION_ARGS) { elog(ERROR, "bloom_recv: not implemented yet"); PG_RETURN_NULL(); }
+Datum
+bloom_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	const uint8_t *data = (const uint8_t *) buf->data + buf->cursor;
+	size_t		len = buf->len - buf->cursor;
+	BloomHeader header;
+	const uint8_t *bits;
+	BloomFilter *filter;
+	bf_status	status;
+
+	/* The filter is no larger than what was received, which must fit. */
+	if (len > BLOOM_MAX_VARLENA_BYTES - VARHDRSZ)
+		status = BF_TOO_LARGE;
+	else
+		status = bf_binary_decode(data, len, &header, &bits);
+	if (status != BF_OK)
+		ereport(ERROR,
+				errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				errmsg("invalid external binary representation for type bloom"),
+				errdetail("%s", bf_status_message(status)));
+
+	filter = bloom_alloc(header.m, header.k, header.hash_scheme);
+	memcpy(filter->bits, bits, bloom_payload_bytes(header.m));
+	buf->cursor = buf->len;
+	PG_RETURN_POINTER(filter);
+}
+
 PG_FUNCTION_INFO_V1(bloom_send);
-Datum bloom_send(PG_FUNCTION_ARGS) { elog(ERROR, "bloom_send: not implemented yet"); PG_RETURN_NULL(); }
+Datum
+bloom_send(PG_FUNCTION_ARGS)
+{
+	BloomView	view;
+	uint8		header[BF_BINARY_HEADER_BYTES];
+	StringInfoData buf;
+
+	bloom_getarg(fcinfo, 0, &view);
+	bf_binary_encode_header(&view.header, header);
+
+	pq_begintypsend(&buf);
+	enlargeStringInfo(&buf, sizeof(header) + view.nbytes);
+	pq_sendbytes(&buf, (const char *) header, sizeof(header));
+	pq_sendbytes(&buf, (const char *) view.bits, (int) view.nbytes);
+	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}

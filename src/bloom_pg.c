@@ -220,8 +220,16 @@ BloomEncoder *
 bloom_call_encoder(FunctionCallInfo fcinfo, int argno)
 {
 	BloomCallCache *cache = bloom_call_cache(fcinfo);
-	Oid			typid = get_fn_expr_argtype(fcinfo->flinfo, argno);
+	Oid			typid;
 
+	/*
+	 * A call site's argument types are fixed by its expression (fn_expr), so
+	 * once resolved the encoder stays right: skip the per-row lookup.
+	 */
+	if (cache->encoder != NULL && cache->encoder_argno == argno)
+		return cache->encoder;
+
+	typid = get_fn_expr_argtype(fcinfo->flinfo, argno);
 	if (!OidIsValid(typid))
 		ereport(ERROR,
 				errcode(ERRCODE_INVALID_PARAMETER_VALUE),

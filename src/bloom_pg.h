@@ -62,6 +62,29 @@ extern void bloom_raise_shape_error(bf_status status, const char *operation,
 									uint64 m, int64 k, double p, int64 n);
 
 /*
+ * Set operations (bloom_setops.c), the one path for the functions, the
+ * operators and the aggregates: fold input into result by bitwise OR
+ * (union) or AND (intersection), in place, and return result; when result
+ * is NULL, return a copy of input in CurrentMemoryContext.  ERROR 22023,
+ * naming operation, unless the shapes match.
+ */
+typedef enum BloomSetOp
+{
+	BLOOM_SETOP_UNION,
+	BLOOM_SETOP_INTERSECTION
+} BloomSetOp;
+
+extern BloomFilter *bloom_setop_fold(BloomSetOp op, const char *operation,
+									 BloomFilter *result, const BloomView *input);
+
+/*
+ * An empty filter sized for capacity n at false-positive rate p
+ * (bloom_setops.c), in CurrentMemoryContext; the shape errors name
+ * operation.
+ */
+extern BloomFilter *bloom_alloc_optimal(const char *operation, double p, int64 n);
+
+/*
  * Values to hashes (bloom_element.c).  An encoder is resolved once per type
  * (domains to their base type) and turns a non-NULL datum of that type into
  * its canonical bytes (the table in the README) and then into a bf_hash.

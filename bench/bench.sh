@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# bench/bench.sh: the benchmark, against the server in PGHOST/PGPORT.
+#
+# "make bench" runs it on a throwaway cluster with shared_buffers=2GB,
+# max_parallel_workers_per_gather=0 and jit=off (scripts/run.sh).  It creates
+# the data (setup.sql), shows how it is stored (storage.sql), times the cases
+# of cases.sql (measure.sql) and prints medians and ratios (report.sql).
+# Everything printed is also written to bench/results/latest.txt.
+#
+# Environment: BENCH_ROUNDS (timed rounds per query, default 5).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+rounds=${BENCH_ROUNDS:-5}
+bindir=$("${PG_CONFIG:-pg_config}" --bindir)
+psql=("$bindir/psql" -X -q -v ON_ERROR_STOP=1 -P pager=off -v rounds="$rounds")
+mkdir -p "$here/results"
+out=$(mktemp "$here/results/.run.XXXXXX")
+trap 'rm -f "$out"' EXIT
+
+{
+	echo "bloomfilter benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "commit:   $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$here" diff --quiet HEAD -- 2>/dev/null || echo ' (with uncommitted changes)')"
+	echo "server:   $("${psql[@]}" -Atc 'SELECT version()')"
+	echo "settings: $("${psql[@]}" -Atc "SELECT string_agg(name || '=' || setting || coalesce(unit, ''), ' ' ORDER BY name) FROM pg_settings WHERE name IN ('shared_buffers', 'max_parallel_workers_per_gather', 'jit', 'work_mem')")"
+	echo "machine:  $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+} | tee "$out"
+
+t=$SECONDS
+echo
+echo "creating the data set ..."
+"${psql[@]}" -f "$here/setup.sql" 2>&1 | tee -a "$out"
+echo "data set created in $((SECONDS - t))s" | tee -a "$out"
+echo | tee -a "$out"
+"${psql[@]}" -f "$here/storage.sql" 2>&1 | tee -a "$out" || true
+
+t=$SECONDS
+"${psql[@]}" -f "$here/cases.sql"
+# Progress notices go to the terminal only; the report goes to both.
+"${psql[@]}" -f "$here/measure.sql"
+echo "timed in $((SECONDS - t))s" | tee -a "$out"
+echo | tee -a "$out"
+"${psql[@]}" -f "$here/report.sql" | tee -a "$out"
+
+mv "$out" "$here/results/latest.txt"
+trap - EXIT
+echo "written to $here/results/latest.txt"
+# Fail when a case could not run, so a broken function does not pass unseen.
+[ "$("${psql[@]}" -Atc 'SELECT count(*) FROM bench_error')" = 0 ]

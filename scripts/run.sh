@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# The fresh-machine path, behind "make test", "make demo" and "make bench".
+#
+#   scripts/run.sh test     build, C unit tests, SQL tests on a throwaway cluster
+#   scripts/run.sh demo     build, then scripts/demo.sql on a throwaway cluster
+#   scripts/run.sh bench    build, then bench/bench.sh on a tuned throwaway cluster
+#
+# Installs what is missing first (scripts/setup.sh), builds out of tree in
+# build/ and installs into build/inst with DESTDIR: nothing is installed into
+# the system's PostgreSQL, and a clone can be tested without touching a
+# server of your own.  "test" ends with one line "N passed, M failed" over the
+# unit and SQL tests and exits non-zero if anything failed.
+#
+# Environment: PG_CONFIG (default: PostgreSQL 15's), BLOOM_BUILD_DIR (default
+# build/), BLOOM_WERROR=1 to fail on any compiler warning in our sources.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+mode=${1:-}
+case $mode in
+	test | demo | bench) ;;
+	*) echo "usage: $0 test|demo|bench" >&2; exit 2 ;;
+esac
+
+started=$SECONDS
+elapsed() { echo "$((SECONDS - ${1:-started}))s"; }
+heading() { printf '\n==== %s ====\n' "$*"; }
+
+heading "set-up"
+extra=()
+[ "$mode" = bench ] && extra=(postgresql-15-hll)
+"$ROOT/scripts/setup.sh" "${extra[@]}"
+echo "dependencies present"
+
+export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+BUILD=${BLOOM_BUILD_DIR:-$ROOT/build}
+mkdir -p "$BUILD"
+BUILD=$(cd "$BUILD" && pwd)
+mk=(make --no-print-directory -C "$BUILD" -f "$ROOT/Makefile" VPATH="$ROOT" PG_CONFIG="$PG_CONFIG")
+
+# ---- build and install into build/inst ----
+heading "build ($("$PG_CONFIG" --version), in $BUILD)"
+t=$SECONDS
+build_status=0
+"${mk[@]}" -j2 2>&1 | tee "$BUILD/build.log" || build_status=$?
+if [ "$build_status" -ne 0 ]; then
+	echo "run.sh: build failed (make exited $build_status); see above"
+	exit 1
+fi
+rm -rf "$BUILD/inst"
+if ! "${mk[@]}" install DESTDIR="$BUILD/inst" >"$BUILD/install.log" 2>&1; then
+	cat "$BUILD/install.log"
+	echo "run.sh: make install DESTDIR=$BUILD/inst failed"
+	exit 1
+fi
+echo "built and installed into $BUILD/inst in $(elapsed $t)"
+
+# The throwaway cluster runs as postgres when we are root, and must read the
+# install tree.  A clone in a private directory (/root/...) is out of its
+# reach: then it gets a copy in /tmp.
+inst=$BUILD/inst
+control=$inst$("$PG_CONFIG" --sharedir)/extension/bloomfilter.control
+if [ "$(id -u)" = 0 ] && ! runuser -u postgres -- test -r "$control" 2>/dev/null; then
+	inst=$(mktemp -d /tmp/bloomfilter-inst.XXXXXX)
+	trap 'rm -rf "$inst"' EXIT
+	chmod 755 "$inst"
+	cp -a "$BUILD/inst/." "$inst/"
+	echo "(user postgres cannot read $BUILD/inst, so the cluster loads a copy in $inst)"
+fi
+
+# Compiler warnings located in our own sources (src/, test/), from any log given.
+our_warnings() {
+	grep -hE '(^|/)(src|test)/[^: ]+:[0-9]+(:[0-9]+)?: warning:' "$@" 2>/dev/null \
+		| grep -v '^/usr/' | sort -u || true
+}
+
+cluster=("$ROOT/test/pg_cluster.sh")
+
+case $mode in
+demo)
+	heading "demo (scripts/demo.sql on a throwaway cluster)"
+	t=$SECONDS
+	"${cluster[@]}" "$inst" "$("$PG_CONFIG" --bindir)/psql" -X -q \
+		-v ON_ERROR_STOP=1 -P pager=off -f "$ROOT/scripts/demo.sql"
+	echo
+	echo "demo finished in $(elapsed $t)"
+	exit 0
+	;;
+bench)
+	heading "bench (bench/bench.sh on a throwaway cluster)"
+	"${cluster[@]}" -o shared_buffers=2GB -o max_parallel_workers_per_gather=0 \
+		-o jit=off -o work_mem=1GB -o maintenance_work_mem=1GB \
+		-o max_wal_size=8GB -o checkpoint_timeout=1h \
+		"$inst" "$ROOT/bench/bench.sh"
+	exit 0
+	;;
+esac
+
+# ---- test ----
+passed=0
+failed=0
+summary=()
+
+# Add up every "N passed, M failed" line of a log; echo "N M", or nothing.
+count_result_lines() {
+	grep -E '^([[:alnum:]_-]+: )?[0-9]+ passed, [0-9]+ failed' "$1" \
+		| sed -E 's/^([[:alnum:]_-]+: )?([0-9]+) passed, ([0-9]+) failed.*/\2 \3/' \
+		| awk '{ p += $1; f += $2; n++ } END { if (n) print p, f }'
+}
+
+if [ -f "$ROOT/test/unit.mk" ]; then
+	for target in unitcheck unitcheck-sanitize; do
+		heading "C unit tests: make $target"
+		t=$SECONDS
+		log="$BUILD/$target.log"
+		status=0
+		"${mk[@]}" "$target" 2>&1 | tee "$log" || status=$?
+		read -r p f <<<"$(count_result_lines "$log")" || true
+		p=${p:-0} f=${f:-0}
+		if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+			# It failed before reporting (did not compile, or crashed).
+			f=1
+		fi
+		passed=$((passed + p)) failed=$((failed + f))
+		summary+=("$(printf '%-22s %d passed, %d failed (make exited %d, %s)' "$target:" "$p" "$f" "$status" "$(elapsed $t)")")
+	done
+else
+	summary+=("unit tests:            none (test/unit.mk not there yet)")
+fi
+
+heading "SQL tests: make installcheck on a throwaway cluster"
+t=$SECONDS
+log="$BUILD/installcheck.log"
+status=0
+"${cluster[@]}" "$inst" "${mk[@]}" installcheck 2>&1 | tee "$log" || status=$?
+# pg_regress closes with "All N tests passed." or "M of N tests failed."
+p=0 f=0
+if line=$(grep -Eo 'All [0-9]+ tests passed' "$log" | tail -n 1) && [ -n "$line" ]; then
+	p=$(echo "$line" | grep -Eo '[0-9]+')
+elif line=$(grep -Eo '[0-9]+ of [0-9]+ tests (failed|passed)' "$log" | tail -n 1) && [ -n "$line" ]; then
+	read -r a _ total _ verdict <<<"$line"
+	if [ "$verdict" = failed ]; then f=$a p=$((total - a)); else p=$a f=$((total - a)); fi
+fi
+if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+	# A crash, a cluster that did not start, or pg_regress did not run.
+	f=1
+fi
+passed=$((passed + p)) failed=$((failed + f))
+summary+=("$(printf '%-22s %d passed, %d failed (exited %d, %s)' "installcheck:" "$p" "$f" "$status" "$(elapsed $t)")")
+if [ "$status" -ne 0 ] && [ -s "$BUILD/regression.diffs" ]; then
+	heading "$BUILD/regression.diffs"
+	head -n 600 "$BUILD/regression.diffs"
+	[ "$(wc -l <"$BUILD/regression.diffs")" -gt 600 ] && echo "... (cut at 600 lines; the whole file is $BUILD/regression.diffs)"
+fi
+
+warnings=$(our_warnings "$BUILD"/*.log)
+nwarnings=0
+[ -n "$warnings" ] && nwarnings=$(printf '%s\n' "$warnings" | wc -l)
+
+heading "summary ($(elapsed))"
+printf '%s\n' "${summary[@]}"
+if [ "$nwarnings" -gt 0 ]; then
+	echo "compiler warnings in our sources: $nwarnings"
+	printf '%s\n' "$warnings" | sed 's/^/    /'
+else
+	echo "compiler warnings in our sources: none"
+fi
+result=0
+[ "$failed" -eq 0 ] || result=1
+if [ "$nwarnings" -gt 0 ] && [ "${BLOOM_WERROR:-0}" = 1 ]; then
+	echo "FAILED: compiler warnings (BLOOM_WERROR=1)"
+	result=1
+fi
+[ $((passed + failed)) -gt 0 ] || { echo "FAILED: no test ran"; result=1; }
+echo "$passed passed, $failed failed"
+exit $result

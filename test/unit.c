@@ -1,0 +1,1283 @@
+/*
+ * unit.c: unit tests for the bloom filter core (src/core.c, src/codec.c).
+ *
+ * Plain C, no server.  Each CHECK is one case; the last line printed is
+ * "N passed, M failed" and the exit status is non-zero on any failure.
+ * Build and run with `make unitcheck` (see test/unit.mk), or under
+ * AddressSanitizer and UBSan with `make unitcheck-sanitize`.
+ *
+ * Inputs to the decoders are copied into buffers of exactly their length, so
+ * that under the sanitizers a read one byte past the end is an error.
+ *
+ * The golden hash values were computed independently of this code: h1/h2
+ * with Debian's xxhsum -H2 (XXH128, printed big-endian, high 64 bits first),
+ * the probe positions from h1/h2 in python3 with big integers, the text
+ * forms with python3's base64 module.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+
+static int	passed;
+static int	failed;
+
+static bool
+check(bool ok, const char *what, const char *file, int line)
+{
+	if (ok)
+		passed++;
+	else
+	{
+		failed++;
+		fprintf(stderr, "%s:%d: FAILED: %s\n", file, line, what);
+	}
+	return ok;
+}
+
+#define CHECK(cond) check((cond), #cond, __FILE__, __LINE__)
+
+#define CHECK_U64(actual, expected) \
+	do { \
+		uint64_t	a_ = (actual), e_ = (expected); \
+		if (!check(a_ == e_, #actual " == " #expected, __FILE__, __LINE__)) \
+			fprintf(stderr, "    got %" PRIu64 ", expected %" PRIu64 "\n", a_, e_); \
+	} while (0)
+
+static const char *
+status_name(bf_status status)
+{
+	static const char *const names[] = {
+		"BF_OK", "BF_FALSE_POSITIVE_RATE_RANGE", "BF_CAPACITY_RANGE",
+		"BF_M_RANGE", "BF_K_RANGE", "BF_TOO_LARGE", "BF_FORMAT_VERSION",
+		"BF_HASH_SCHEME", "BF_FLAGS", "BF_LENGTH", "BF_PADDING_BITS",
+		"BF_SYNTAX", "BF_BASE64"
+	};
+
+	if ((unsigned) status < sizeof(names) / sizeof(names[0]))
+		return names[status];
+	return "(unknown status)";
+}
+
+#define CHECK_STATUS(actual, expected) \
+	check_status((actual), (expected), #actual, __FILE__, __LINE__)
+
+static void
+check_status(bf_status actual, bf_status expected, const char *what,
+			 const char *file, int line)
+{
+	if (!check(actual == expected, what, file, line))
+		fprintf(stderr, "    got %s, expected %s\n",
+				status_name(actual), status_name(expected));
+}
+
+/* splitmix64: a fixed, portable sequence for test data */
+static uint64_t rng_state = 0x9e3779b97f4a7c15;
+
+static uint64_t
+rng_next(void)
+{
+	uint64_t	z = (rng_state += 0x9e3779b97f4a7c15);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb;
+	return z ^ (z >> 31);
+}
+
+static void
+rng_fill(uint8_t *buf, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		buf[i] = (uint8_t) rng_next();
+}
+
+static void *
+xmalloc(size_t n)
+{
+	void	   *p = malloc(n > 0 ? n : 1);
+
+	if (p == NULL)
+	{
+		fprintf(stderr, "out of memory\n");
+		exit(2);
+	}
+	return p;
+}
+
+/* A copy of data in a buffer of exactly len bytes. */
+static void *
+exact_copy(const void *data, size_t len)
+{
+	void	   *p = xmalloc(len);
+
+	if (len > 0)
+		memcpy(p, data, len);
+	return p;
+}
+
+static bf_hash
+hash_int64(int64_t value)
+{
+	uint8_t		bytes[8];
+
+	/* canonical bytes of an int8: little-endian, as in the golden vectors */
+	for (int i = 0; i < 8; i++)
+		bytes[i] = (uint8_t) ((uint64_t) value >> (8 * i));
+	return bf_hash_bytes(bytes, sizeof(bytes));
+}
+
+/* field by field: the struct has padding bytes */
+static bool
+header_equal(const BloomHeader *a, const BloomHeader *b)
+{
+	return a->format_version == b->format_version &&
+		a->hash_scheme == b->hash_scheme && a->k == b->k &&
+		a->flags == b->flags && a->m == b->m;
+}
+
+static bool
+naive_test_bit(const uint8_t *bits, uint64_t i)
+{
+	return (bits[i / 8] >> (i % 8)) & 1;
+}
+
+static void
+naive_set_bit(uint8_t *bits, uint64_t i)
+{
+	bits[i / 8] |= (uint8_t) (1 << (i % 8));
+}
+
+/* ---- status messages ---- */
+
+static void
+test_status_messages(void)
+{
+	for (int s = BF_OK; s <= BF_BASE64; s++)
+	{
+		const char *message = bf_status_message((bf_status) s);
+		size_t		len = strlen(message);
+
+		/* a full sentence for errdetail: capital letter, final period */
+		CHECK(len > 10 && message[0] >= 'A' && message[0] <= 'Z' &&
+			  message[len - 1] == '.');
+		for (int t = BF_OK; t < s; t++)
+			CHECK(strcmp(message, bf_status_message((bf_status) t)) != 0);
+	}
+}
+
+/* ---- shapes ---- */
+
+static void
+test_optimal_shape(void)
+{
+	static const struct
+	{
+		double		p;
+		int64_t		n;
+		bf_status	status;
+		uint64_t	m;
+		uint32_t	k;
+	}			cases[] = {
+		{0.01, 100000, BF_OK, 958506, 7},
+		{0.5, 1, BF_OK, 2, 1},
+		{0.999999, 1, BF_OK, 1, 1},
+		{1e-19, 1, BF_OK, 92, 64},	/* bloom_pg.c's hint: 1e-19 must work */
+		{0x1p-64, 1, BF_OK, 93, 64},
+		{1e-19, 1000000, BF_OK, 91058055, 63},
+		{0.01, 896000000, BF_OK, 8588212307, 7},	/* just below BLOOM_M_MAX */
+		{0.01, 1000000000, BF_TOO_LARGE, 9585058378, 7},
+		{0.01, INT64_MAX, BF_TOO_LARGE, UINT64_MAX, 7},	/* m saturates */
+		{1e-30, 1, BF_K_RANGE, 144, 100},
+		{1e-30, INT64_MAX, BF_K_RANGE, UINT64_MAX, 100},	/* k first */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		uint64_t	m;
+		uint32_t	k;
+
+		CHECK_STATUS(bf_optimal_shape(cases[i].p, cases[i].n, &m, &k), cases[i].status);
+		CHECK_U64(m, cases[i].m);
+		CHECK_U64(k, cases[i].k);
+	}
+
+	/* out-of-range arguments */
+	{
+		static const double bad_p[] = {0.0, -0.0, 1.0, -0.1, 1.5, NAN, INFINITY, -INFINITY};
+		static const int64_t bad_n[] = {0, -1, INT64_MIN};
+		uint64_t	m;
+		uint32_t	k;
+
+		for (size_t i = 0; i < sizeof(bad_p) / sizeof(bad_p[0]); i++)
+			CHECK_STATUS(bf_optimal_shape(bad_p[i], 100, &m, &k), BF_FALSE_POSITIVE_RATE_RANGE);
+		for (size_t i = 0; i < sizeof(bad_n) / sizeof(bad_n[0]); i++)
+			CHECK_STATUS(bf_optimal_shape(0.01, bad_n[i], &m, &k), BF_CAPACITY_RANGE);
+		/* the smallest positive double needs about 1075 probes */
+		CHECK_STATUS(bf_optimal_shape(4.9406564584124654e-324, 1, &m, &k), BF_K_RANGE);
+		CHECK(k > 1000 && k < 1100);
+	}
+
+	/* the optimal shape always passes bf_check_shape */
+	for (int64_t n = 1; n <= 1000000; n *= 10)
+		for (double p = 0.9; p > 1e-19; p /= 7)
+		{
+			uint64_t	m;
+			uint32_t	k;
+
+			CHECK_STATUS(bf_optimal_shape(p, n, &m, &k), BF_OK);
+			CHECK_STATUS(bf_check_shape((int64_t) m, k), BF_OK);
+		}
+}
+
+static void
+test_check_shape(void)
+{
+	static const struct
+	{
+		int64_t		m;
+		int64_t		k;
+		bf_status	status;
+	}			cases[] = {
+		{1, 1, BF_OK},
+		{958506, 7, BF_OK},
+		{(int64_t) BLOOM_M_MAX, 64, BF_OK},
+		{0, 1, BF_M_RANGE},
+		{-5, 1, BF_M_RANGE},
+		{INT64_MIN, 1, BF_M_RANGE},
+		{(int64_t) BLOOM_M_MAX + 1, 1, BF_TOO_LARGE},
+		{INT64_MAX, 1, BF_TOO_LARGE},
+		{10, 0, BF_K_RANGE},
+		{10, -1, BF_K_RANGE},
+		{10, 65, BF_K_RANGE},
+		{10, INT64_MAX, BF_K_RANGE},
+		{10, INT64_MIN, BF_K_RANGE},
+	};
+
+	CHECK_U64(BLOOM_M_MAX, 8589934400);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK_STATUS(bf_check_shape(cases[i].m, cases[i].k), cases[i].status);
+}
+
+static const BloomHeader valid_header = {BLOOM_FORMAT_VERSION, BLOOM_HASH_XXH3_EDH, 3, 0, 18};
+
+static void
+test_check_header(void)
+{
+	static const struct
+	{
+		BloomHeader header;
+		bf_status	status;
+	}			cases[] = {
+		{{1, 1, 3, 0, 18}, BF_OK},
+		{{1, 1, 1, 0, 1}, BF_OK},
+		{{1, 1, 64, 0, BLOOM_M_MAX}, BF_OK},
+		{{0, 1, 3, 0, 18}, BF_FORMAT_VERSION},
+		{{2, 1, 3, 0, 18}, BF_FORMAT_VERSION},
+		{{255, 1, 3, 0, 18}, BF_FORMAT_VERSION},
+		{{1, 0, 3, 0, 18}, BF_HASH_SCHEME},
+		{{1, 2, 3, 0, 18}, BF_HASH_SCHEME},
+		{{1, 1, 0, 0, 18}, BF_K_RANGE},
+		{{1, 1, 65, 0, 18}, BF_K_RANGE},
+		{{1, 1, 255, 0, 18}, BF_K_RANGE},
+		{{1, 1, 3, 1, 18}, BF_FLAGS},
+		{{1, 1, 3, 0x80, 18}, BF_FLAGS},
+		{{1, 1, 3, 0, 0}, BF_M_RANGE},
+		{{1, 1, 3, 0, BLOOM_M_MAX + 1}, BF_TOO_LARGE},
+		{{1, 1, 3, 0, UINT64_MAX}, BF_TOO_LARGE},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK_STATUS(bf_check_header(&cases[i].header), cases[i].status);
+}
+
+static void
+test_check_bits(void)
+{
+	uint8_t		bits[32];
+	BloomHeader header = valid_header;
+
+	memset(bits, 0, sizeof(bits));
+	CHECK_STATUS(bf_check_bits(&header, bits, 8), BF_OK);
+	CHECK_STATUS(bf_check_bits(&header, bits, 0), BF_LENGTH);
+	CHECK_STATUS(bf_check_bits(&header, bits, 7), BF_LENGTH);
+	CHECK_STATUS(bf_check_bits(&header, bits, 9), BF_LENGTH);
+	CHECK_STATUS(bf_check_bits(&header, bits, 16), BF_LENGTH);
+
+	/* an unchecked header must not make the length computation wrap */
+	header.m = UINT64_MAX;
+	CHECK_STATUS(bf_check_bits(&header, bits, 0), BF_TOO_LARGE);
+	header.m = 0;
+	CHECK_STATUS(bf_check_bits(&header, bits, 0), BF_M_RANGE);
+
+	/* every m up to 3 words: bit m - 1 may be set, any bit >= m may not */
+	for (uint64_t m = 1; m <= 192; m++)
+	{
+		size_t		nbytes = (size_t) bloom_payload_bytes(m);
+		uint8_t    *copy;
+		bool		all_ok = true;
+
+		header.m = m;
+		memset(bits, 0, sizeof(bits));
+		naive_set_bit(bits, m - 1);
+		copy = exact_copy(bits, nbytes);
+		CHECK_STATUS(bf_check_bits(&header, copy, nbytes), BF_OK);
+		free(copy);
+
+		for (uint64_t position = m; position < 8 * nbytes; position++)
+		{
+			memset(bits, 0, sizeof(bits));
+			naive_set_bit(bits, position);
+			copy = exact_copy(bits, nbytes);
+			all_ok &= bf_check_bits(&header, copy, nbytes) == BF_PADDING_BITS;
+			free(copy);
+		}
+		CHECK(all_ok);
+	}
+}
+
+/* ---- hashing: golden vectors ---- */
+
+static const struct
+{
+	const char *label;
+	const uint8_t *bytes;
+	size_t		len;
+	uint64_t	h1;
+	uint64_t	h2;
+	uint64_t	positions_958506[7];
+	uint64_t	positions_2_40_plus_3[7];
+}			golden[] = {
+	{
+		"\"\"", (const uint8_t *) "", 0,
+		0x6001c324468d497f, 0x99aa06d3014798d8,
+		{359465, 934809, 551647, 168485, 743828, 360666, 936010},
+		{412346426439, 1072328996682, 632799939146, 193270881610,
+		853253451853, 413724394318, 1073706964561}
+	},
+	{
+		"\"a\"", (const uint8_t *) "a", 1,
+		0xe6c632b61e964e1f, 0xa96faf705af16834,
+		{864056, 539947, 215838, 850236, 526127, 202018, 836415},
+		{991167690273, 619379304059, 247590917845, 975314159410,
+		603525773196, 231737386981, 959460628546}
+	},
+	{
+		"\"hello world\"", (const uint8_t *) "hello world", 11,
+		0xa99b8775cc15b6c7, 0xdf8d09e93f874900,
+		{635038, 513543, 392049, 270554, 149059, 27565, 864576},
+		{728458819022, 589091135245, 449723451468, 310355767691,
+		170988083914, 31620400137, 991764344139}
+	},
+	{
+		"int8 42", (const uint8_t *) "\x2a\0\0\0\0\0\0\0", 8,
+		0x61c2164e8b895a45, 0x9bab3e2f55e1fe86,
+		{366022, 948872, 573216, 197560, 780410, 404754, 29098},
+		{419868069516, 1088460979684, 657542262073, 226623544461,
+		895216454629, 464297737018, 33379019406}
+	},
+};
+
+#define NGOLDEN (sizeof(golden) / sizeof(golden[0]))
+
+static void
+test_hash_golden(void)
+{
+	const uint64_t big_m = ((uint64_t) 1 << 40) + 3;
+
+	for (size_t g = 0; g < NGOLDEN; g++)
+	{
+		void	   *bytes = exact_copy(golden[g].bytes, golden[g].len);
+		bf_hash		hash = bf_hash_bytes(bytes, golden[g].len);
+		uint64_t	positions[7];
+
+		free(bytes);
+		CHECK_U64(hash.h1, golden[g].h1);
+		CHECK_U64(hash.h2, golden[g].h2);
+
+		bf_probe_positions(hash, 958506, 7, positions);
+		for (int i = 0; i < 7; i++)
+			CHECK_U64(positions[i], golden[g].positions_958506[i]);
+		bf_probe_positions(hash, big_m, 7, positions);
+		for (int i = 0; i < 7; i++)
+			CHECK_U64(positions[i], golden[g].positions_2_40_plus_3[i]);
+	}
+	/* the int8 canonical bytes used by the tests below are the golden ones */
+	CHECK_U64(hash_int64(42).h1, golden[3].h1);
+}
+
+/*
+ * bf_probe_positions, bf_add_hash and bf_contains_hash against the closed
+ * form reduce(h1 + i*h2 + (i^3 - i)/6 mod 2^64, m), for random hashes and
+ * shapes up to k = 64.
+ */
+static void
+test_probe_sequence(void)
+{
+	bool		positions_ok = true;
+	bool		add_ok = true;
+
+	for (int trial = 0; trial < 2000; trial++)
+	{
+		bf_hash		hash = {rng_next(), rng_next()};
+		uint64_t	m = 1 + rng_next() % (trial % 2 ? 5000 : 64);
+		uint32_t	k = 1 + (uint32_t) (rng_next() % BLOOM_K_MAX);
+		uint64_t	positions[BLOOM_K_MAX];
+		uint8_t    *bits = xmalloc((size_t) bloom_payload_bytes(m));
+		uint8_t    *expected = xmalloc((size_t) bloom_payload_bytes(m));
+
+		if (trial == 0)
+			hash.h2 = 0;		/* degenerate h2: the cubic term still moves */
+		memset(bits, 0, (size_t) bloom_payload_bytes(m));
+		memset(expected, 0, (size_t) bloom_payload_bytes(m));
+		bf_probe_positions(hash, m, k, positions);
+		for (uint64_t i = 0; i < k; i++)
+		{
+			uint64_t	g = hash.h1 + i * hash.h2 + (i * i * i - i) / 6;
+#ifdef __SIZEOF_INT128__
+			uint64_t	position = (uint64_t) (((unsigned __int128) g * m) >> 64);
+#else
+			uint64_t	position = bf_reduce(g, m);	/* pinned by the golden vectors */
+#endif
+
+			positions_ok &= positions[i] == position && position < m;
+			naive_set_bit(expected, position);
+		}
+		bf_add_hash(bits, m, k, hash);
+		add_ok &= memcmp(bits, expected, (size_t) bloom_payload_bytes(m)) == 0;
+		add_ok &= bf_contains_hash(bits, m, k, hash);
+		free(bits);
+		free(expected);
+	}
+	CHECK(positions_ok);
+	CHECK(add_ok);
+
+	/* bf_reduce at the extremes */
+	CHECK_U64(bf_reduce(0, 958506), 0);
+	CHECK_U64(bf_reduce(UINT64_MAX, 958506), 958505);
+	CHECK_U64(bf_reduce(UINT64_MAX, BLOOM_M_MAX), BLOOM_M_MAX - 1);
+	CHECK_U64(bf_reduce((uint64_t) 1 << 63, 958506), 479253);
+	CHECK_U64(bf_reduce(UINT64_MAX, 1), 0);
+}
+
+/* ---- whole-array operations ---- */
+
+static int	interrupt_calls;
+
+static void
+count_interrupt(void)
+{
+	interrupt_calls++;
+}
+
+static void
+test_array_operations(void)
+{
+	static const size_t sizes[] = {0, 8, 16, 24, 64, 72, 1000, 4096, 65536 + 8,
+	(3 << 20) + 8};
+	bool		popcount_ok = true,
+				popcount_or_ok = true,
+				or_ok = true,
+				and_ok = true;
+
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+		for (size_t offset_a = 0; offset_a < 8; offset_a += (sizes[s] > 100000 ? 7 : 1))
+		{
+			size_t		nbytes = sizes[s];
+			size_t		offset_b = (offset_a * 3 + 1) % 8;
+			uint8_t    *buffer_a = xmalloc(nbytes + 8);
+			uint8_t    *buffer_b = xmalloc(nbytes + 8);
+			uint8_t    *expected = xmalloc(nbytes);
+			uint8_t    *a = buffer_a + offset_a;	/* deliberately unaligned */
+			uint8_t    *b = buffer_b + offset_b;
+			uint64_t	count_a = 0,
+						count_or = 0;
+
+			rng_fill(buffer_a, nbytes + 8);
+			rng_fill(buffer_b, nbytes + 8);
+			for (uint64_t i = 0; i < 8 * (uint64_t) nbytes; i++)
+			{
+				count_a += naive_test_bit(a, i);
+				count_or += naive_test_bit(a, i) || naive_test_bit(b, i);
+			}
+			popcount_ok &= bf_popcount(a, nbytes) == count_a;
+			popcount_or_ok &= bf_popcount_or(a, b, nbytes) == count_or;
+
+			for (size_t i = 0; i < nbytes; i++)
+				expected[i] = a[i] | b[i];
+			bf_or_into(a, b, nbytes);
+			or_ok &= nbytes == 0 || memcmp(a, expected, nbytes) == 0;
+
+			rng_fill(a, nbytes);
+			for (size_t i = 0; i < nbytes; i++)
+				expected[i] = a[i] & b[i];
+			bf_and_into(a, b, nbytes);
+			and_ok &= nbytes == 0 || memcmp(a, expected, nbytes) == 0;
+
+			free(buffer_a);
+			free(buffer_b);
+			free(expected);
+		}
+	CHECK(popcount_ok);
+	CHECK(popcount_or_ok);
+	CHECK(or_ok);
+	CHECK(and_ok);
+
+	/* a stray tail (not a multiple of 8) is still counted, not overrun */
+	{
+		uint8_t    *odd = exact_copy("\xff\x01\x80\x00\x0f\xf0\x03\x07\x01\x03\x07", 11);
+		uint8_t    *ones = exact_copy("\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", 11);
+
+		CHECK_U64(bf_popcount(odd, 11), 8 + 1 + 1 + 0 + 4 + 4 + 2 + 3 + 1 + 2 + 3);
+		CHECK_U64(bf_popcount_or(odd, ones, 11), 88);
+		bf_and_into(ones, odd, 11);
+		CHECK(memcmp(ones, odd, 11) == 0);
+		free(odd);
+		free(ones);
+	}
+
+	/* the interrupt hook runs once per BF_INTERRUPT_STRIDE bytes after the first */
+	{
+		size_t		nbytes = 3 * BF_INTERRUPT_STRIDE + 8;
+		uint8_t    *a = xmalloc(nbytes);
+		uint8_t    *b = xmalloc(nbytes);
+
+		memset(a, 0x55, nbytes);
+		memset(b, 0xaa, nbytes);
+		bf_interrupt_hook = count_interrupt;
+		interrupt_calls = 0;
+		CHECK_U64(bf_popcount(a, nbytes), 4 * (uint64_t) nbytes);
+		CHECK(interrupt_calls == 3);
+		interrupt_calls = 0;
+		CHECK_U64(bf_popcount_or(a, b, nbytes), 8 * (uint64_t) nbytes);
+		CHECK(interrupt_calls == 3);
+		interrupt_calls = 0;
+		bf_or_into(a, b, nbytes);
+		CHECK(interrupt_calls == 3);
+		interrupt_calls = 0;
+		bf_and_into(a, b, nbytes);
+		CHECK(interrupt_calls == 3);
+		interrupt_calls = 0;
+		bf_popcount(a, BF_INTERRUPT_STRIDE);
+		CHECK(interrupt_calls == 0);
+		bf_interrupt_hook = NULL;
+		free(a);
+		free(b);
+	}
+}
+
+/* ---- estimates ---- */
+
+static bool
+close_to(double actual, double expected, double relative)
+{
+	return fabs(actual - expected) <= relative * fabs(expected);
+}
+
+static void
+test_estimates(void)
+{
+	CHECK(bf_estimate_cardinality(958506, 7, 0) == 0.0);
+	CHECK(isinf(bf_estimate_cardinality(958506, 7, 958506)) &&
+		  bf_estimate_cardinality(958506, 7, 958506) > 0);
+	/* half full: n* = (m/k) ln 2 */
+	CHECK(close_to(bf_estimate_cardinality(958506, 7, 479253), 94912.24734997013, 1e-13));
+	/* one bit of a billion: log1p keeps the digits that log(1 - X/m) loses */
+	CHECK(close_to(bf_estimate_cardinality(1000000000, 1, 1), 1.0000000005, 1e-14));
+	CHECK(close_to(bf_estimate_cardinality(64, 2, 1), -32.0 * log1p(-1.0 / 64), 1e-15));
+
+	CHECK(bf_current_false_positive_rate(958506, 7, 0) == 0.0);
+	CHECK(bf_current_false_positive_rate(958506, 7, 479253) == 0.0078125);
+	CHECK(bf_current_false_positive_rate(958506, 7, 958506) == 1.0);
+	CHECK(close_to(bf_current_false_positive_rate(1000, 3, 100), 0.001, 1e-13));
+}
+
+/*
+ * A filter sized for n = 100000 at p = 0.01 (m = 958506, k = 7), filled with
+ * 100000 distinct keys and probed with 1,000,000 others.  The false-positive
+ * count is binomial around the classical p0 = (1 - e^(-kn/m))^k; its
+ * standard deviation is sqrt(p0 (1 - p0) / N).  Goel and Gupta's upper bound
+ * is printed alongside: the two are far closer than the sampling noise.
+ */
+static void
+test_false_positive_rate(void)
+{
+	const int64_t n = 100000;
+	const int64_t probes = 1000000;
+	uint64_t	m;
+	uint32_t	k;
+	uint8_t    *bits;
+	int64_t		false_negatives = 0,
+				false_positives = 0;
+	double		p0,
+				upper,
+				sigma,
+				measured;
+
+	CHECK_STATUS(bf_optimal_shape(0.01, n, &m, &k), BF_OK);
+	bits = xmalloc((size_t) bloom_payload_bytes(m));
+	memset(bits, 0, (size_t) bloom_payload_bytes(m));
+	for (int64_t key = 0; key < n; key++)
+		bf_add_hash(bits, m, k, hash_int64(key));
+	for (int64_t key = 0; key < n; key++)
+		false_negatives += !bf_contains_hash(bits, m, k, hash_int64(key));
+	for (int64_t key = n; key < n + probes; key++)
+		false_positives += bf_contains_hash(bits, m, k, hash_int64(key));
+
+	p0 = pow(1.0 - exp(-(double) k * n / m), k);
+	upper = pow(1.0 - exp(-(double) k * (n + 0.5) / (m - 1)), k);
+	sigma = sqrt(p0 * (1.0 - p0) / probes);
+	measured = (double) false_positives / probes;
+	printf("false-positive rate: measured %.6f, expected %.6f (Goel-Gupta bound %.6f), sigma %.6f, %+.2f sigma\n",
+		   measured, p0, upper, sigma, (measured - p0) / sigma);
+	CHECK(false_negatives == 0);
+	CHECK(fabs(measured - p0) <= 6 * sigma);
+	CHECK(p0 <= upper);
+	free(bits);
+}
+
+/*
+ * Swamidass-Baldi estimates near half fill.  By the delta method the
+ * estimate's standard deviation is sqrt(m (e^t - t - 1)) / k with t = kn/m
+ * (about 78 here, 0.08%), so the 2% bound is a loose one; the union and
+ * intersection are held to 6 standard deviations of the estimates they are
+ * made from.
+ */
+static double
+estimate_sigma(uint64_t m, uint32_t k, double n)
+{
+	double		t = k * n / (double) m;
+
+	return sqrt((double) m * (exp(t) - t - 1.0)) / k;
+}
+
+static void
+test_cardinality_estimate(void)
+{
+	const uint64_t m = 958506;
+	const uint32_t k = 7;
+	size_t		nbytes = (size_t) bloom_payload_bytes(m);
+	uint8_t    *a = xmalloc(nbytes);
+	uint8_t    *b = xmalloc(nbytes);
+	double		estimate_a,
+				estimate_b,
+				estimate_union,
+				estimate_intersection,
+				sigma;
+
+	memset(a, 0, nbytes);
+	memset(b, 0, nbytes);
+	/* A = [0, 95000) (half full), B = [60000, 120000): A u B = 120000, A n B = 35000 */
+	for (int64_t key = 0; key < 95000; key++)
+		bf_add_hash(a, m, k, hash_int64(key));
+	for (int64_t key = 60000; key < 120000; key++)
+		bf_add_hash(b, m, k, hash_int64(key));
+
+	estimate_a = bf_estimate_cardinality(m, k, bf_popcount(a, nbytes));
+	estimate_b = bf_estimate_cardinality(m, k, bf_popcount(b, nbytes));
+	estimate_union = bf_estimate_cardinality(m, k, bf_popcount_or(a, b, nbytes));
+	estimate_intersection = estimate_a + estimate_b - estimate_union;
+	printf("cardinality estimates: |A| = 95000 ~ %.1f, |B| = 60000 ~ %.1f, |A u B| = 120000 ~ %.1f, |A n B| = 35000 ~ %.1f\n",
+		   estimate_a, estimate_b, estimate_union, estimate_intersection);
+
+	CHECK(close_to(estimate_a, 95000, 0.02));
+	CHECK(fabs(estimate_a - 95000) <= 6 * estimate_sigma(m, k, 95000));
+	CHECK(close_to(estimate_b, 60000, 0.02));
+	CHECK(close_to(estimate_union, 120000, 0.02));
+	sigma = estimate_sigma(m, k, 95000) + estimate_sigma(m, k, 60000) +
+		estimate_sigma(m, k, 120000);
+	CHECK(fabs(estimate_intersection - 35000) <= 6 * sigma);
+
+	/* OR of the two is the filter of the union */
+	bf_or_into(a, b, nbytes);
+	CHECK(bf_estimate_cardinality(m, k, bf_popcount(a, nbytes)) == estimate_union);
+	free(a);
+	free(b);
+}
+
+/* ---- base64 ---- */
+
+/* A bit-at-a-time encoder, to hold the table-driven one to. */
+static void
+naive_base64(const uint8_t *src, size_t nbytes, char *dst)
+{
+	static const char alphabet[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t		nbits = 8 * nbytes;
+	size_t		out = 0;
+
+	for (size_t bit = 0; bit < nbits; bit += 6)
+	{
+		unsigned	value = 0;
+
+		for (size_t j = bit; j < bit + 6; j++)
+			value = value << 1 | (j < nbits ? (src[j / 8] >> (7 - j % 8)) & 1 : 0);
+		dst[out++] = alphabet[value];
+	}
+	while (out % 4 != 0)
+		dst[out++] = '=';
+	dst[out] = '\0';
+}
+
+static bf_status
+base64_decode_exact(const char *text, size_t len, uint8_t *dst, size_t nbytes)
+{
+	char	   *copy = exact_copy(text, len);
+	bf_status	status = bf_base64_decode(copy, len, dst, nbytes);
+
+	free(copy);
+	return status;
+}
+
+static void
+test_base64(void)
+{
+	static const struct
+	{
+		const char *bytes;
+		const char *text;
+	}			rfc4648[] = {
+		{"", ""}, {"f", "Zg=="}, {"fo", "Zm8="}, {"foo", "Zm9v"},
+		{"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"},
+		{"\xff\xff\xfe", "///+"}, {"\xfb\xef", "++8="},
+	};
+	uint8_t		data[200];
+	uint8_t		decoded[200];
+	char		text[300];
+	char		expected[300];
+	bool		round_trips = true;
+
+	for (size_t i = 0; i < sizeof(rfc4648) / sizeof(rfc4648[0]); i++)
+	{
+		size_t		nbytes = strlen(rfc4648[i].bytes);
+
+		CHECK_U64(bf_base64_length(nbytes), strlen(rfc4648[i].text));
+		bf_base64_encode((const uint8_t *) rfc4648[i].bytes, nbytes, text);
+		text[bf_base64_length(nbytes)] = '\0';
+		CHECK(strcmp(text, rfc4648[i].text) == 0);
+		CHECK_STATUS(base64_decode_exact(rfc4648[i].text, strlen(rfc4648[i].text), decoded, nbytes), BF_OK);
+		CHECK(nbytes == 0 || memcmp(decoded, rfc4648[i].bytes, nbytes) == 0);
+	}
+
+	/* every length 0..100: table-driven encoder = naive one, and back */
+	for (size_t nbytes = 0; nbytes <= 100; nbytes++)
+	{
+		uint8_t    *src;
+		size_t		len = (size_t) bf_base64_length(nbytes);
+
+		rng_fill(data, nbytes);
+		src = exact_copy(data, nbytes);
+		bf_base64_encode(src, nbytes, text);
+		free(src);
+		naive_base64(data, nbytes, expected);
+		round_trips &= len == strlen(expected) && memcmp(text, expected, len) == 0;
+		round_trips &= base64_decode_exact(text, len, decoded, nbytes) == BF_OK;
+		round_trips &= nbytes == 0 || memcmp(decoded, data, nbytes) == 0;
+	}
+	CHECK(round_trips);
+
+	CHECK_U64(bf_base64_length(UINT64_MAX), UINT64_MAX);	/* saturates */
+	CHECK_U64(bf_base64_length(UINT64_MAX / 4 * 3), UINT64_MAX / 4 * 4);
+
+	/* malformed, one class per line: decoding "foobar"-sized data */
+	{
+		static const struct
+		{
+			const char *text;
+			size_t		nbytes;
+		}			bad[] = {
+			{"Zm9vYmF", 6},		/* one character short */
+			{"Zm9vYmFyA", 6},	/* one character too many */
+			{"Zm9vYmFyZm9v", 6},	/* one group too many */
+			{"Zm9vYmFy", 5},	/* length of a different byte count */
+			{"Zm9vYmFy", 7},
+			{"", 1},
+			{"Zm9v YmF", 6},	/* whitespace */
+			{" Zm9vYmF", 6},
+			{"Zm9vYmF\n", 6},
+			{"Zm9vYmF\t", 6},
+			{"Zm9v\r\nYm", 6},
+			{"Zm9vYm-y", 6},	/* base64url alphabet */
+			{"Zm9vYm_y", 6},
+			{"Zm9vYm.y", 6},
+			{"Zm9=YmFy", 6},	/* '=' not at the end */
+			{"Zg==Zm9v", 4},
+			{"Zm9v====", 4},	/* too much padding */
+			{"Zm9=", 3},		/* padding where none is due */
+			{"Zg=A", 1},		/* padding not at the end of the group */
+			{"Z===", 1},
+			{"=g==", 1},
+			{"Zm=8", 2},
+			{"Zg=", 1},			/* unpadded */
+			{"Zg", 1},
+			{"Zm8", 2},
+			{"Zh==", 1},		/* non-zero unused bits */
+			{"Zv==", 1},
+			{"Zm9=", 2},
+			{"Zm/=", 2},
+		};
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+			CHECK_STATUS(base64_decode_exact(bad[i].text, strlen(bad[i].text), decoded, bad[i].nbytes), BF_BASE64);
+		/* a NUL is just another bad character */
+		CHECK_STATUS(base64_decode_exact("Zm9v\0mFy", 8, decoded, 6), BF_BASE64);
+	}
+
+	/* every byte value outside the alphabet, at every position of a group */
+	{
+		int			rejected = 0,
+					accepted = 0;
+
+		for (int c = 0; c < 256; c++)
+			for (int position = 0; position < 4; position++)
+			{
+				char		group[4] = {'Z', 'm', '9', 'v'};
+
+				group[position] = (char) c;
+				if (base64_decode_exact(group, 4, decoded, 3) == BF_OK)
+					accepted++;
+				else
+					rejected++;
+			}
+		CHECK(accepted == 4 * 64);
+		CHECK(rejected == 4 * (256 - 64));
+	}
+
+	/*
+	 * Uniqueness of the last group: of the 64^2 strings "xy==", exactly 256
+	 * decode (one per byte), and of the 64^3 "xyz=", exactly 65536; each
+	 * re-encodes to itself.
+	 */
+	{
+		static const char alphabet[] =
+			"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+		int			accepted_1 = 0,
+					accepted_2 = 0;
+		bool		canonical = true;
+
+		for (int x = 0; x < 64; x++)
+			for (int y = 0; y < 64; y++)
+			{
+				char		group[4] = {alphabet[x], alphabet[y], '=', '='};
+
+				if (bf_base64_decode(group, 4, decoded, 1) == BF_OK)
+				{
+					accepted_1++;
+					bf_base64_encode(decoded, 1, text);
+					canonical &= memcmp(text, group, 4) == 0;
+				}
+				for (int z = 0; z < 64; z++)
+				{
+					char		group3[4] = {alphabet[x], alphabet[y], alphabet[z], '='};
+
+					if (bf_base64_decode(group3, 4, decoded, 2) == BF_OK)
+					{
+						accepted_2++;
+						bf_base64_encode(decoded, 2, text);
+						canonical &= memcmp(text, group3, 4) == 0;
+					}
+				}
+			}
+		CHECK(accepted_1 == 256);
+		CHECK(accepted_2 == 65536);
+		CHECK(canonical);
+	}
+
+	/* a large buffer crosses interrupt strides both ways */
+	{
+		size_t		nbytes = 3 * BF_INTERRUPT_STRIDE + 2;
+		size_t		len = (size_t) bf_base64_length(nbytes);
+		uint8_t    *src = xmalloc(nbytes);
+		uint8_t    *back = xmalloc(nbytes);
+		char	   *encoded = xmalloc(len);
+
+		rng_fill(src, nbytes);
+		bf_interrupt_hook = count_interrupt;
+		interrupt_calls = 0;
+		bf_base64_encode(src, nbytes, encoded);
+		CHECK(interrupt_calls == 3);
+		interrupt_calls = 0;
+		CHECK_STATUS(bf_base64_decode(encoded, len, back, nbytes), BF_OK);
+		CHECK(interrupt_calls == 3);
+		bf_interrupt_hook = NULL;
+		CHECK(memcmp(src, back, nbytes) == 0);
+		/* a bad character late in the stream is still found */
+		encoded[len - 100] = '*';
+		CHECK_STATUS(bf_base64_decode(encoded, len, back, nbytes), BF_BASE64);
+		free(src);
+		free(back);
+		free(encoded);
+	}
+}
+
+/* ---- text form ---- */
+
+/*
+ * Decode a whole text form from a buffer of exactly len bytes, as bloom_in
+ * would: header, then the bit array into a buffer the size m calls for.
+ */
+static bf_status
+text_decode(const char *text, size_t len, BloomHeader *header, uint8_t **bits)
+{
+	char	   *copy = exact_copy(text, len);
+	size_t		offset = 0;
+	bf_status	status;
+
+	*bits = NULL;
+	status = bf_text_decode_header(copy, len, header, &offset);
+	if (status == BF_OK)
+	{
+		CHECK(offset <= len);
+		/* header-only cases use m up to BLOOM_M_MAX: don't allocate 1 GB */
+		if (bloom_payload_bytes(header->m) <= ((size_t) 1 << 24))
+		{
+			*bits = xmalloc((size_t) bloom_payload_bytes(header->m));
+			status = bf_text_decode_bits(copy + offset, len - offset, header, *bits);
+		}
+		else if (bf_base64_length(bloom_payload_bytes(header->m)) == len - offset)
+			status = BF_OK;
+		else
+			status = BF_LENGTH;
+	}
+	free(copy);
+	if (status != BF_OK)
+	{
+		free(*bits);
+		*bits = NULL;
+	}
+	return status;
+}
+
+static char *
+text_encode(const BloomHeader *header, const uint8_t *bits)
+{
+	char	   *text = xmalloc((size_t) bf_text_length(header) + 1);
+
+	bf_text_encode(header, bits, text);
+	return text;
+}
+
+static void
+test_text_form(void)
+{
+	/* the example from core.h, and a golden filter holding the four golden values */
+	{
+		uint8_t		zero[8] = {0};
+		char	   *text = text_encode(&valid_header, zero);
+
+		CHECK(strcmp(text, "bloom:v1:h1:m18:k3:AAAAAAAAAAA=") == 0);
+		CHECK_U64(bf_text_length(&valid_header), 31);
+		free(text);
+	}
+	{
+		BloomHeader header = {1, 1, 3, 0, 100};
+		uint8_t		bits[16] = {0};
+		const char *expected = "bloom:v1:h1:m100:k3:AABAAGABIAsEAAAEBgAAAA==";
+		char	   *text;
+		BloomHeader decoded;
+		uint8_t    *decoded_bits;
+
+		for (size_t g = 0; g < NGOLDEN; g++)
+			bf_add_hash(bits, header.m, header.k, bf_hash_bytes(golden[g].bytes, golden[g].len));
+		text = text_encode(&header, bits);
+		CHECK(strcmp(text, expected) == 0);
+		CHECK_STATUS(text_decode(expected, strlen(expected), &decoded, &decoded_bits), BF_OK);
+		CHECK(decoded_bits != NULL && memcmp(decoded_bits, bits, 16) == 0);
+		for (size_t g = 0; g < NGOLDEN && decoded_bits != NULL; g++)
+			CHECK(bf_contains_hash(decoded_bits, header.m, header.k,
+								   bf_hash_bytes(golden[g].bytes, golden[g].len)));
+		free(text);
+		free(decoded_bits);
+	}
+
+	/* round trips over many shapes; length exact */
+	{
+		bool		ok = true;
+
+		for (int trial = 0; trial < 400; trial++)
+		{
+			BloomHeader header = {1, 1, (uint8_t) (1 + rng_next() % 64), 0,
+			trial < 300 ? (uint64_t) trial + 1 : 1 + rng_next() % 2000000};
+			size_t		nbytes = (size_t) bloom_payload_bytes(header.m);
+			uint8_t    *bits = xmalloc(nbytes);
+			uint8_t    *decoded_bits;
+			BloomHeader decoded;
+			char	   *text;
+
+			memset(bits, 0, nbytes);
+			for (int i = 0; i < 20; i++)
+				bf_add_hash(bits, header.m, header.k, (bf_hash) {rng_next(), rng_next()});
+			text = text_encode(&header, bits);
+			ok &= strlen(text) == bf_text_length(&header);
+			ok &= text_decode(text, strlen(text), &decoded, &decoded_bits) == BF_OK;
+			ok &= decoded_bits != NULL &&
+				header_equal(&decoded, &header) &&
+				memcmp(decoded_bits, bits, nbytes) == 0;
+			free(bits);
+			free(decoded_bits);
+			free(text);
+		}
+		CHECK(ok);
+	}
+	{
+		BloomHeader header = {1, 1, 64, 0, BLOOM_M_MAX};
+
+		/* "bloom:v1:h1:m8589934400:k64:" + 4 * ceil(1073741800 / 3) */
+		CHECK_U64(bf_text_length(&header), 28 + 1431655736);
+	}
+
+	/* malformed text, one class per line */
+	{
+		static const struct
+		{
+			const char *text;
+			bf_status	status;
+		}			cases[] = {
+			{"bloom:v1:h1:m18:k3:AAAAAAAAAAA=", BF_OK},
+			{"bloom:v1:h1:m1:k1:AAAAAAAAAAA=", BF_OK},
+			{"bloom:v1:h1:m64:k64://////////8=", BF_OK},
+			{"bloom:v1:h1:m8589934400:k3:", BF_LENGTH},	/* header fine, payload short */
+			{"", BF_SYNTAX},
+			{"bloom", BF_SYNTAX},
+			{"bloom:", BF_SYNTAX},
+			{"bloom:v", BF_SYNTAX},
+			{"bloom:v1", BF_SYNTAX},
+			{"bloom:v1:", BF_SYNTAX},
+			{"bloom:v1:h1:m18:k3", BF_SYNTAX},
+			{"Bloom:v1:h1:m18:k3:AAAAAAAAAAA=", BF_SYNTAX},
+			{"BLOOM:V1:H1:M18:K3:AAAAAAAAAAA=", BF_SYNTAX},
+			{" bloom:v1:h1:m18:k3:AAAAAAAAAAA=", BF_SYNTAX},
+			{"bloom: v1:h1:m18:k3:AAAAAAAAAAA=", BF_SYNTAX},
+			{"bloom:v1 :h1:m18:k3:AAAAAAAAAAA=", BF_SYNTAX},
+			{"bloom:v1:h1:m 18:k3:AAAAAAAAAAA=", BF_SYNTAX},
+			{"bloom:v1:h1:m18:k3 :AAAAAAAAAAA=", BF_SYNTAX},
+			{"bloom;v1;h1;m18;k3;AAAAAAAAAAA=", BF_SYNTAX},
+			{"bloom:v1:m18:h1:k3:AAAAAAAAAAA=", BF_SYNTAX},	/* order */
+			{"bloom:v1:h1:k3:m18:AAAAAAAAAAA=", BF_SYNTAX},
+			{"bloom:v1:h1:k3:AAAAAAAAAAA=", BF_SYNTAX},	/* missing field */
+			{"bloom:v1:h1:m18:AAAAAAAAAAA=", BF_SYNTAX},
+			{"bloom:v1:h1:m18:k:AAAAAAAAAAA=", BF_SYNTAX},	/* no digits */
+			{"bloom:v1:h:m18:k3:AAAAAAAAAAA=", BF_SYNTAX},
+			{"bloom:v:h1:m18:k3:AAAAAAAAAAA=", BF_SYNTAX},
+			{"bloom:v01:h1:m18:k3:AAAAAAAAAAA=", BF_SYNTAX},	/* leading zeros */
+			{"bloom:v1:h01:m18:k3:AAAAAAAAAAA=", BF_SYNTAX},
+			{"bloom:v1:h1:m018:k3:AAAAAAAAAAA=", BF_SYNTAX},
+			{"bloom:v1:h1:m00:k3:AAAAAAAAAAA=", BF_SYNTAX},
+			{"bloom:v1:h1:m18:k03:AAAAAAAAAAA=", BF_SYNTAX},
+			{"bloom:v1:h1:m+18:k3:AAAAAAAAAAA=", BF_SYNTAX},	/* signs */
+			{"bloom:v1:h1:m-18:k3:AAAAAAAAAAA=", BF_SYNTAX},
+			{"bloom:v+1:h1:m18:k3:AAAAAAAAAAA=", BF_SYNTAX},
+			{"bloom:v1:h1:m0x12:k3:AAAAAAAAAAA=", BF_SYNTAX},	/* not decimal */
+			{"bloom:v1:h1:m1e3:k3:AAAAAAAAAAA=", BF_SYNTAX},
+			{"bloom:v1:h1:m18.0:k3:AAAAAAAAAAA=", BF_SYNTAX},
+			{"bloom:v1:h1:m18:k3:x:AAAAAAAAAAA=", BF_BASE64},	/* extra field */
+			{"bloom:v2:h1:m18:k3:AAAAAAAAAAA=", BF_FORMAT_VERSION},
+			{"bloom:v0:h1:m18:k3:AAAAAAAAAAA=", BF_FORMAT_VERSION},
+			{"bloom:v257:h1:m18:k3:AAAAAAAAAAA=", BF_FORMAT_VERSION},	/* 257 = 1 mod 256 */
+			{"bloom:v18446744073709551617:h1:m18:k3:AAAAAAAAAAA=", BF_FORMAT_VERSION},
+			{"bloom:v99999999999999999999999999:h1:m18:k3:AAAAAAAAAAA=", BF_FORMAT_VERSION},
+			{"bloom:v2:a later format may look different", BF_FORMAT_VERSION},
+			{"bloom:v1:h0:m18:k3:AAAAAAAAAAA=", BF_HASH_SCHEME},
+			{"bloom:v1:h2:m18:k3:AAAAAAAAAAA=", BF_HASH_SCHEME},
+			{"bloom:v1:h257:m18:k3:AAAAAAAAAAA=", BF_HASH_SCHEME},
+			{"bloom:v1:h18446744073709551617:m18:k3:AAAAAAAAAAA=", BF_HASH_SCHEME},
+			{"bloom:v1:h1:m18:k0:AAAAAAAAAAA=", BF_K_RANGE},
+			{"bloom:v1:h1:m18:k65:AAAAAAAAAAA=", BF_K_RANGE},
+			{"bloom:v1:h1:m18:k259:AAAAAAAAAAA=", BF_K_RANGE},	/* 259 = 3 mod 256 */
+			{"bloom:v1:h1:m18:k18446744073709551619:AAAAAAAAAAA=", BF_K_RANGE},
+			{"bloom:v1:h1:m0:k3:AAAAAAAAAAA=", BF_M_RANGE},
+			{"bloom:v1:h1:m8589934401:k3:AAAAAAAAAAA=", BF_TOO_LARGE},
+			{"bloom:v1:h1:m18446744073709551615:k3:AAAAAAAAAAA=", BF_TOO_LARGE},
+			{"bloom:v1:h1:m18446744073709551616:k3:AAAAAAAAAAA=", BF_TOO_LARGE},	/* 2^64 */
+			{"bloom:v1:h1:m18446744073709551634:k3:AAAAAAAAAAA=", BF_TOO_LARGE},	/* 2^64 + 18 */
+			{"bloom:v1:h1:m999999999999999999999999999999:k3:AAAAAAAAAAA=", BF_TOO_LARGE},
+			{"bloom:v1:h1:m18:k3:", BF_LENGTH},	/* payload length */
+			{"bloom:v1:h1:m18:k3:AAAAAAAA", BF_LENGTH},
+			{"bloom:v1:h1:m18:k3:AAAAAAAAAAA=AAAA", BF_LENGTH},
+			{"bloom:v1:h1:m64:k3:AAAAAAAAAAA=", BF_OK},
+			{"bloom:v1:h1:m65:k3:AAAAAAAAAAA=", BF_LENGTH},
+			{"bloom:v1:h1:m18:k3:AAAAAAAAAAA", BF_BASE64},	/* base64 */
+			{"bloom:v1:h1:m18:k3:AAAAAAAAAAA=A", BF_BASE64},
+			{"bloom:v1:h1:m18:k3:AAAAAAAAAA==", BF_BASE64},
+			{"bloom:v1:h1:m18:k3:AAAAAAAAAAAA", BF_BASE64},
+			{"bloom:v1:h1:m18:k3:AAAAAAAAAAB=", BF_BASE64},	/* unused bits */
+			{"bloom:v1:h1:m18:k3:AAAAAA AAAA=", BF_BASE64},
+			{"bloom:v1:h1:m18:k3:AAAAAAAAAAA=\n", BF_BASE64},
+			{"bloom:v1:h1:m18:k3:AAAAAAAAAAA=\n\n\n\n", BF_LENGTH},
+			{"bloom:v1:h1:m18:k3:AAAEAAAAAAA=", BF_PADDING_BITS},	/* bit 18 */
+			{"bloom:v1:h1:m18:k3:AAACAAAAAAA=", BF_OK},	/* bit 17 */
+			{"bloom:v1:h1:m18:k3:AAAAAAAAAIA=", BF_PADDING_BITS},	/* bit 63 */
+			{"bloom:v1:h1:m64:k3:AAAAAAAAAIA=", BF_OK},
+		};
+
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		{
+			BloomHeader header;
+			uint8_t    *bits;
+			bf_status	status = text_decode(cases[i].text, strlen(cases[i].text), &header, &bits);
+
+			if (status != cases[i].status)
+				fprintf(stderr, "    text: \"%s\"\n", cases[i].text);
+			CHECK_STATUS(status, cases[i].status);
+			free(bits);
+		}
+	}
+
+	/* every proper prefix of a valid text form is rejected */
+	{
+		const char *valid = "bloom:v1:h1:m100:k3:AABAAGABIAsEAAAEBgAAAA==";
+		bool		all_rejected = true;
+
+		for (size_t len = 0; len < strlen(valid); len++)
+		{
+			BloomHeader header;
+			uint8_t    *bits;
+
+			all_rejected &= text_decode(valid, len, &header, &bits) != BF_OK;
+			free(bits);
+		}
+		CHECK(all_rejected);
+	}
+}
+
+/* ---- binary form ---- */
+
+static bf_status
+binary_decode_exact(const uint8_t *data, size_t len, BloomHeader *header)
+{
+	uint8_t    *copy = exact_copy(data, len);
+	const uint8_t *bits;
+	bf_status	status = bf_binary_decode(copy, len, header, &bits);
+
+	if (status == BF_OK)
+		CHECK(bits == copy + BF_BINARY_HEADER_BYTES);
+	else
+		CHECK(bits == NULL);
+	free(copy);
+	return status;
+}
+
+static void
+test_binary_form(void)
+{
+	/* m = 18: header bytes, big-endian m, then 8 bytes of bits */
+	uint8_t		valid[BF_BINARY_HEADER_BYTES + 8] = {0};
+	uint8_t		form[BF_BINARY_HEADER_BYTES + 16];
+	BloomHeader header;
+
+	bf_binary_encode_header(&valid_header, valid);
+	CHECK(memcmp(valid, "\x01\x01\x03\x00\x00\x00\x00\x00\x00\x00\x00\x12", 12) == 0);
+	valid[BF_BINARY_HEADER_BYTES + 2] = 0x02;	/* bit 17, the last one */
+	CHECK_STATUS(binary_decode_exact(valid, sizeof(valid), &header), BF_OK);
+	CHECK(header_equal(&header, &valid_header));
+
+	{
+		BloomHeader big = {1, 1, 7, 0, 0x0102030405060708};
+
+		bf_binary_encode_header(&big, form);
+		CHECK(memcmp(form, "\x01\x01\x07\x00\x01\x02\x03\x04\x05\x06\x07\x08", 12) == 0);
+	}
+
+	/* round trips */
+	{
+		bool		ok = true;
+
+		for (int trial = 0; trial < 300; trial++)
+		{
+			BloomHeader h = {1, 1, (uint8_t) (1 + rng_next() % 64), 0, 1 + rng_next() % 100000};
+			size_t		nbytes = (size_t) bloom_payload_bytes(h.m);
+			uint8_t    *data = xmalloc(BF_BINARY_HEADER_BYTES + nbytes);
+			BloomHeader decoded;
+
+			bf_binary_encode_header(&h, data);
+			memset(data + BF_BINARY_HEADER_BYTES, 0, nbytes);
+			for (int i = 0; i < 50; i++)
+				bf_add_hash(data + BF_BINARY_HEADER_BYTES, h.m, h.k, (bf_hash) {rng_next(), rng_next()});
+			ok &= binary_decode_exact(data, BF_BINARY_HEADER_BYTES + nbytes, &decoded) == BF_OK;
+			ok &= header_equal(&decoded, &h);
+			free(data);
+		}
+		CHECK(ok);
+	}
+
+	/* every truncation, then each field wrong in turn */
+	for (size_t len = 0; len < sizeof(valid); len++)
+		CHECK_STATUS(binary_decode_exact(valid, len, &header), BF_LENGTH);
+	{
+		static const struct
+		{
+			size_t		offset;
+			uint8_t		value;
+			bf_status	status;
+		}			cases[] = {
+			{0, 0, BF_FORMAT_VERSION},
+			{0, 2, BF_FORMAT_VERSION},
+			{0, 0xff, BF_FORMAT_VERSION},
+			{1, 0, BF_HASH_SCHEME},
+			{1, 2, BF_HASH_SCHEME},
+			{2, 0, BF_K_RANGE},
+			{2, 65, BF_K_RANGE},
+			{2, 0xff, BF_K_RANGE},
+			{3, 1, BF_FLAGS},
+			{3, 0x80, BF_FLAGS},
+			{4, 0x01, BF_TOO_LARGE},	/* m's most significant byte */
+			{7, 0x02, BF_TOO_LARGE},	/* m = 2^33 + 18 > BLOOM_M_MAX */
+			{8, 0x01, BF_LENGTH},	/* m = 2^24 + 18: bit array too short */
+			{11, 0x00, BF_M_RANGE},	/* m = 0 */
+			{11, 0x40, BF_OK},	/* m = 64 */
+			{11, 0x41, BF_LENGTH},	/* m = 65 needs 16 bytes */
+			{11, 0x11, BF_PADDING_BITS},	/* m = 17: the set bit 17 is padding */
+			{BF_BINARY_HEADER_BYTES + 2, 0x04, BF_PADDING_BITS},	/* bit 18 */
+			{BF_BINARY_HEADER_BYTES + 7, 0x80, BF_PADDING_BITS},	/* bit 63 */
+		};
+
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		{
+			uint8_t		data[sizeof(valid)];
+
+			memcpy(data, valid, sizeof(valid));
+			data[cases[i].offset] = cases[i].value;
+			CHECK_STATUS(binary_decode_exact(data, sizeof(data), &header), cases[i].status);
+		}
+	}
+
+	/* m written little-endian is a different, too-large m */
+	{
+		uint8_t		data[sizeof(valid)];
+
+		memcpy(data, valid, sizeof(valid));
+		memset(data + 4, 0, 8);
+		data[4] = 18;
+		CHECK_STATUS(binary_decode_exact(data, sizeof(data), &header), BF_TOO_LARGE);
+	}
+
+	/* extra bytes */
+	memset(form, 0, sizeof(form));
+	memcpy(form, valid, sizeof(valid));
+	CHECK_STATUS(binary_decode_exact(form, sizeof(valid) + 1, &header), BF_LENGTH);
+	CHECK_STATUS(binary_decode_exact(form, sizeof(valid) + 8, &header), BF_LENGTH);
+}
+
+int
+main(void)
+{
+	test_status_messages();
+	test_check_shape();
+	test_optimal_shape();
+	test_check_header();
+	test_check_bits();
+	test_hash_golden();
+	test_probe_sequence();
+	test_array_operations();
+	test_estimates();
+	test_base64();
+	test_text_form();
+	test_binary_form();
+	test_false_positive_rate();
+	test_cardinality_estimate();
+
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed == 0 ? 0 : 1;
+}
