@@ -21,7 +21,7 @@ OBJS = \
 	src/bloom_element.o \
 	src/bloom_setops.o \
 	src/bloom_agg.o
-DATA = sql/bloomfilter--1.0.sql
+DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql
 
 # Every sql/*.sql except install and upgrade scripts is a pg_regress test.
 REGRESS = $(sort $(filter-out bloomfilter--%,$(notdir $(basename $(wildcard $(ROOT)/sql/*.sql)))))

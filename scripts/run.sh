@@ -153,6 +153,30 @@ if [ "$status" -ne 0 ] && [ -s "$BUILD/regression.diffs" ]; then
 	[ "$(wc -l <"$BUILD/regression.diffs")" -gt 600 ] && echo "... (cut at 600 lines; the whole file is $BUILD/regression.diffs)"
 fi
 
+# ---- cluster-level test scripts: test/cluster/*.sh ----
+# Each is run as "script INSTDIR" with PG_CONFIG, BLOOM_ROOT and BLOOM_BUILD set;
+# it starts the throwaway clusters it needs (test/pg_cluster.sh), prints one
+# line "name: N passed, M failed" and exits non-zero if anything failed.
+# BLOOM_SKIP_CLUSTER_TESTS (space-separated base names) skips some.
+export BLOOM_ROOT=$ROOT BLOOM_BUILD=$BUILD PG_CONFIG
+for script in "$ROOT"/test/cluster/*.sh; do
+	[ -e "$script" ] || continue
+	name=$(basename "$script" .sh)
+	case " ${BLOOM_SKIP_CLUSTER_TESTS:-} " in *" $name "*) continue ;; esac
+	heading "cluster test: $name"
+	t=$SECONDS
+	log="$BUILD/cluster-$name.log"
+	status=0
+	"$script" "$inst" 2>&1 | tee "$log" || status=$?
+	read -r p f <<<"$(count_result_lines "$log")" || true
+	p=${p:-0} f=${f:-0}
+	if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+	fi
+	passed=$((passed + p)) failed=$((failed + f))
+	summary+=("$(printf '%-22s %d passed, %d failed (exited %d, %s)' "$name:" "$p" "$f" "$status" "$(elapsed $t)")")
+done
+
 warnings=$(our_warnings "$BUILD"/*.log)
 nwarnings=0
 [ -n "$warnings" ] && nwarnings=$(printf '%s\n' "$warnings" | wc -l)
