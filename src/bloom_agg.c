@@ -45,7 +45,23 @@ typedef struct BloomAggState
 	int64		capacity;
 
 	BloomEncoder *encoder;		/* bloom_agg's value hasher, resolved once */
+
+	/*
+	 * bloom_agg into a filter larger than the CPU cache: values whose bits
+	 * are prefetched but not set yet (core.h).  NULL for smaller filters,
+	 * which take bf_add_hash directly.  Whatever reads state->filter calls
+	 * bloom_agg_state_flush() first.
+	 */
+	bf_adder   *adder;
 } BloomAggState;
+
+/* Set the bits of the values still pending in the state's adder. */
+static void
+bloom_agg_state_flush(BloomAggState *state)
+{
+	if (state->adder != NULL)
+		bf_adder_flush(state->adder);
+}
 
 /* The aggregate memory context; ERROR when not called as an aggregate. */
 static MemoryContext
@@ -60,10 +76,11 @@ bloom_agg_context(FunctionCallInfo fcinfo, const char *function)
 
 /* A copy of the state's filter, in CurrentMemoryContext. */
 static Datum
-bloom_agg_result(const BloomAggState *state)
+bloom_agg_result(BloomAggState *state)
 {
 	BloomView	view;
 
+	bloom_agg_state_flush(state);
 	bloom_view_filter(state->filter, &view);
 	return PointerGetDatum(bloom_copy(&view));
 }
@@ -115,6 +132,12 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 		state->filter = bloom_alloc_optimal("bloom_agg", p, n);
 		state->false_positive_rate = p;
 		state->capacity = n;
+		if (bloom_payload_bytes(state->filter->m) >= BF_ADDER_MIN_BYTES)
+		{
+			state->adder = (bf_adder *) palloc(sizeof(bf_adder));
+			bf_adder_init(state->adder, state->filter->bits, state->filter->m,
+						  state->filter->k);
+		}
 		MemoryContextSwitchTo(old_context);
 	}
 	else
@@ -122,10 +145,15 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 
 	if (!PG_ARGISNULL(1))
 	{
+		bf_hash		hash;
+
 		if (state->encoder == NULL)
 			state->encoder = bloom_call_encoder(fcinfo, 1);
-		bf_add_hash(state->filter->bits, state->filter->m, state->filter->k,
-					bloom_encoder_hash(state->encoder, PG_GETARG_DATUM(1)));
+		hash = bloom_encoder_hash(state->encoder, PG_GETARG_DATUM(1));
+		if (state->adder != NULL)
+			bf_adder_add(state->adder, hash);
+		else
+			bf_add_hash(state->filter->bits, state->filter->m, state->filter->k, hash);
 	}
 	PG_RETURN_POINTER(state);
 }
@@ -318,6 +346,9 @@ bloom_agg_combine(FunctionCallInfo fcinfo, BloomSetOp op, const char *operation,
 		PG_RETURN_POINTER(state1);
 	}
 
+	bloom_agg_state_flush(state2);
+	if (state1 != NULL)
+		bloom_agg_state_flush(state1);
 	bloom_view_filter(state2->filter, &input);
 	PG_RETURN_POINTER(bloom_agg_state_fold(aggcontext, op, operation, state1, &input,
 										   state2->false_positive_rate, state2->capacity));
@@ -360,6 +391,7 @@ bloom_agg_serialfn(PG_FUNCTION_ARGS)
 
 	bloom_agg_context(fcinfo, "bloom_agg_serialfn");
 	state = (BloomAggState *) PG_GETARG_POINTER(0);
+	bloom_agg_state_flush(state);
 	bloom_view_filter(state->filter, &view);
 
 	size = add_size(VARHDRSZ + BLOOM_AGG_SERIAL_PREFIX + BLOOM_HEADER_BYTES, view.nbytes);

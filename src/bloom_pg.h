@@ -23,16 +23,6 @@ typedef struct BloomView
 	size_t		nbytes;
 } BloomView;
 
-/*
- * The filter in argument argno (which must not be NULL).  An inline value is
- * read in place; an out-of-line (TOASTed) one is detoasted once and kept for
- * the life of the call site (fn_extra), keyed by its toast pointer, so a
- * filter from a stored row or an InitPlan is not fetched again on every row.
- * The header and length are checked: a damaged value raises an ERROR
- * (XX001) instead of being read past its end.
- */
-extern void bloom_getarg(FunctionCallInfo fcinfo, int argno, BloomView *view);
-
 /* View of a filter datum that is already in memory (not external). */
 extern void bloom_view_datum(Datum datum, BloomView *view);
 
@@ -94,12 +84,6 @@ typedef struct BloomEncoder BloomEncoder;
 extern BloomEncoder *bloom_encoder_create(Oid typid, MemoryContext mcxt);
 extern bf_hash bloom_encoder_hash(BloomEncoder *encoder, Datum value);
 
-/*
- * The encoder for the value in argument argno of this call site, created in
- * fn_mcxt on first use from the argument's actual type.
- */
-extern BloomEncoder *bloom_call_encoder(FunctionCallInfo fcinfo, int argno);
-
 /* Per-call-site cache kept in flinfo->fn_extra by the functions above. */
 typedef struct BloomArgCache
 {
@@ -118,5 +102,53 @@ typedef struct BloomCallCache
 } BloomCallCache;
 
 extern BloomCallCache *bloom_call_cache(FunctionCallInfo fcinfo);
+
+/* The slow paths of the two functions below (bloom_pg.c). */
+extern void bloom_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view);
+extern BloomEncoder *bloom_call_encoder_resolve(FunctionCallInfo fcinfo, int argno);
+
+/*
+ * The filter in argument argno (which must not be NULL).  An inline value is
+ * read in place; an out-of-line (TOASTed) one is detoasted once and kept for
+ * the life of the call site (fn_extra), keyed by its toast pointer, so a
+ * filter from a stored row or an InitPlan is not fetched again on every row.
+ * The header and length are checked: a damaged value raises an ERROR
+ * (XX001) instead of being read past its end.
+ *
+ * Inline here is the per-row case of a semi-join prefilter: the same stored
+ * filter again, found by comparing its 16-byte toast pointer.
+ */
+static inline void
+bloom_getarg(FunctionCallInfo fcinfo, int argno, BloomView *view)
+{
+	struct varlena *value = (struct varlena *) PG_GETARG_POINTER(argno);
+	BloomCallCache *cache = (BloomCallCache *) fcinfo->flinfo->fn_extra;
+
+	if (cache != NULL && argno < lengthof(cache->args) &&
+		VARATT_IS_EXTERNAL_ONDISK(value) && cache->args[argno].valid &&
+		memcmp(cache->args[argno].toast_pointer, VARDATA_EXTERNAL(value),
+			   sizeof(cache->args[argno].toast_pointer)) == 0)
+	{
+		*view = cache->args[argno].view;
+		return;
+	}
+	bloom_getarg_fetch(fcinfo, argno, view);
+}
+
+/*
+ * The encoder for the value in argument argno of this call site, created in
+ * fn_mcxt on first use from the argument's actual type.  A call site's
+ * argument types are fixed by its expression (fn_expr), so once resolved
+ * the encoder stays right.
+ */
+static inline BloomEncoder *
+bloom_call_encoder(FunctionCallInfo fcinfo, int argno)
+{
+	BloomCallCache *cache = (BloomCallCache *) fcinfo->flinfo->fn_extra;
+
+	if (cache != NULL && cache->encoder != NULL && cache->encoder_argno == argno)
+		return cache->encoder;
+	return bloom_call_encoder_resolve(fcinfo, argno);
+}
 
 #endif							/* BLOOM_PG_H */

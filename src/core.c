@@ -268,6 +268,31 @@ bf_probe_positions(bf_hash hash, uint64_t m, uint32_t k, uint64_t *positions)
 	}
 }
 
+void
+bf_adder_init(bf_adder *adder, uint8_t *bits, uint64_t m, uint32_t k)
+{
+	adder->bits = bits;
+	adder->m = m;
+	adder->k = k;
+	adder->pending = 0;
+	adder->next = 0;
+	adder->pipelined = bloom_payload_bytes(m) >= BF_ADDER_MIN_BYTES;
+}
+
+/* Set the bits of every pending value, oldest first (any order would do). */
+void
+bf_adder_flush(bf_adder *adder)
+{
+	uint32_t	slot = (adder->next - adder->pending) & (BF_ADDER_DEPTH - 1);
+
+	for (; adder->pending > 0; adder->pending--)
+	{
+		bf_adder_set_slot(adder, slot);
+		slot = (slot + 1) & (BF_ADDER_DEPTH - 1);
+	}
+	adder->next = 0;
+}
+
 /* ---- whole-array operations ---- */
 
 /*

@@ -154,6 +154,73 @@ bf_contains_hash(const uint8_t *bits, uint64_t m, uint32_t k, bf_hash hash)
 	return true;
 }
 
+/*
+ * Adding many values to a filter larger than the CPU cache: each probe is a
+ * cache (and TLB) miss, and bf_add_hash waits for them one value at a time.
+ * A bf_adder keeps the probe positions of the last BF_ADDER_DEPTH values in
+ * a ring: a new value's k cache lines are prefetched, and its bits are set
+ * BF_ADDER_DEPTH values later, when the lines have arrived.  The bits after
+ * bf_adder_flush() are exactly those bf_add_hash would have set; until then
+ * up to BF_ADDER_DEPTH values are pending.  For a filter that fits in the
+ * cache the ring costs more than it saves: bf_adder_init() chooses the
+ * direct path there (bf_adder_pipelined() tells which).
+ */
+#define BF_ADDER_DEPTH 16		/* a power of two */
+#define BF_ADDER_MIN_BYTES ((size_t) 2 << 20)
+
+typedef struct bf_adder
+{
+	uint8_t    *bits;
+	uint64_t	m;
+	uint32_t	k;
+	uint32_t	pending;		/* values in the ring, 0..BF_ADDER_DEPTH */
+	uint32_t	next;			/* slot of the next value */
+	bool		pipelined;
+	uint64_t	positions[BF_ADDER_DEPTH][BLOOM_K_MAX];
+} bf_adder;
+
+extern void bf_adder_init(bf_adder *adder, uint8_t *bits, uint64_t m, uint32_t k);
+extern void bf_adder_flush(bf_adder *adder);
+
+static inline void
+bf_adder_set_slot(bf_adder *adder, uint32_t slot)
+{
+	const uint64_t *positions = adder->positions[slot];
+
+	for (uint32_t i = 0; i < adder->k; i++)
+		adder->bits[positions[i] >> 3] |= (uint8_t) (1u << (positions[i] & 7));
+}
+
+static inline void
+bf_adder_add(bf_adder *adder, bf_hash hash)
+{
+	uint32_t	slot = adder->next;
+	uint64_t   *positions = adder->positions[slot];
+	uint64_t	x = hash.h1;
+	uint64_t	y = hash.h2;
+
+	if (!adder->pipelined)
+	{
+		bf_add_hash(adder->bits, adder->m, adder->k, hash);
+		return;
+	}
+	/* the value that was prefetched BF_ADDER_DEPTH values ago */
+	if (adder->pending == BF_ADDER_DEPTH)
+		bf_adder_set_slot(adder, slot);
+	else
+		adder->pending++;
+	for (uint32_t i = 0; i < adder->k; i++)
+	{
+		positions[i] = bf_reduce(x, adder->m);
+#ifdef __GNUC__
+		__builtin_prefetch(adder->bits + (positions[i] >> 3), 1, 3);
+#endif
+		x += y;
+		y += i + 1;
+	}
+	adder->next = (slot + 1) & (BF_ADDER_DEPTH - 1);
+}
+
 /* ---- whole-array operations (nbytes is a multiple of 8) ---- */
 
 extern uint64_t bf_popcount(const uint8_t *bits, size_t nbytes);

@@ -462,6 +462,56 @@ test_probe_sequence(void)
 	CHECK_U64(bf_reduce(UINT64_MAX, 1), 0);
 }
 
+/*
+ * bf_adder sets exactly the bits bf_add_hash sets, pipelined or not, for any
+ * number of values (fewer than, equal to and more than the ring's depth),
+ * and after flush nothing is pending; adding after a flush goes on right.
+ */
+static void
+test_adder(void)
+{
+	static bf_adder adder;
+	bool		same = true;
+
+	for (int trial = 0; trial < 200; trial++)
+	{
+		uint64_t	m = 1 + rng_next() % (trial % 2 ? 100000 : 700);
+		uint32_t	k = 1 + (uint32_t) (rng_next() % BLOOM_K_MAX);
+		int			values = (int) (rng_next() % (3 * BF_ADDER_DEPTH + 2));
+		size_t		nbytes = (size_t) bloom_payload_bytes(m);
+		uint8_t    *bits = xmalloc(nbytes);
+		uint8_t    *expected = xmalloc(nbytes);
+
+		memset(bits, 0, nbytes);
+		memset(expected, 0, nbytes);
+		bf_adder_init(&adder, bits, m, k);
+		same &= !adder.pipelined;	/* these filters fit in any cache */
+		adder.pipelined = trial % 3 != 0;
+		for (int round = 0; round < 2; round++)
+		{
+			for (int v = 0; v < values; v++)
+			{
+				bf_hash		hash = {rng_next(), rng_next()};
+
+				bf_add_hash(expected, m, k, hash);
+				bf_adder_add(&adder, hash);
+			}
+			bf_adder_flush(&adder);
+			same &= adder.pending == 0;
+			same &= memcmp(bits, expected, nbytes) == 0;
+		}
+		free(bits);
+		free(expected);
+	}
+	CHECK(same);
+
+	/* a filter of BF_ADDER_MIN_BYTES or more is pipelined */
+	bf_adder_init(&adder, NULL, BF_ADDER_MIN_BYTES * 8, 7);
+	CHECK(adder.pipelined);
+	bf_adder_init(&adder, NULL, BF_ADDER_MIN_BYTES * 8 - 64, 7);
+	CHECK(!adder.pipelined);
+}
+
 /* ---- whole-array operations ---- */
 
 static int	interrupt_calls;
@@ -1270,6 +1320,7 @@ main(void)
 	test_check_bits();
 	test_hash_golden();
 	test_probe_sequence();
+	test_adder();
 	test_array_operations();
 	test_estimates();
 	test_base64();
