@@ -51,6 +51,7 @@ failed=0
 check() {						# check pass|fail description
 	if [ "$1" = pass ]; then
 		passed=$((passed + 1))
+		echo "ok: $2"
 	else
 		failed=$((failed + 1))
 		echo "FAILED: $2"
