@@ -621,19 +621,23 @@ text_header_mutations(const Seed *s)
 	}
 	/* signs, leading zeros and spaces around the seed's own m and k */
 	{
-		static const char *const wrappers[] = {"0%s", "00%s", "+%s", "-%s", " %s", "%s ", "%s0", "%s.0", "%s%s"};
+		/* what goes before and after the number; "=" repeats the number */
+		static const char *const around[][2] = {
+			{"0", ""}, {"00", ""}, {"+", ""}, {"-", ""}, {" ", ""}, {"", " "},
+			{"", "0"}, {"", ".0"}, {"", "="}
+		};
 
-		for (size_t i = 0; i < sizeof(wrappers) / sizeof(wrappers[0]); i++)
+		for (size_t i = 0; i < sizeof(around) / sizeof(around[0]); i++)
 		{
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-			snprintf(num, sizeof(num), wrappers[i], s->m_text, s->m_text);
+			const char *after_m = strcmp(around[i][1], "=") == 0 ? s->m_text : around[i][1];
+			const char *after_k = strcmp(around[i][1], "=") == 0 ? s->k_text : around[i][1];
+
+			snprintf(num, sizeof(num), "%s%s%s", around[i][0], s->m_text, after_m);
 			text_with(s, &b, "1", "1", num, s->k_text);
 			emit_text(s, "text-m", &b);
-			snprintf(num, sizeof(num), wrappers[i], s->k_text, s->k_text);
+			snprintf(num, sizeof(num), "%s%s%s", around[i][0], s->k_text, after_k);
 			text_with(s, &b, "1", "1", s->m_text, num);
 			emit_text(s, "text-k", &b);
-#pragma GCC diagnostic pop
 		}
 	}
 }

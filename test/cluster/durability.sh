@@ -182,7 +182,7 @@ loader=
 n_committed=$(committed)
 echo "server stopped (immediate) after $stopped_at acknowledged commits; the loader saw $n_committed"
 tail -n 3 "$work/load.log" 2>/dev/null | sed 's/^/loader: /'
-if [ "$n_committed" -ge 40 ] && [ "$n_committed" -lt 2000 ]; then
+if [ "$n_committed" -ge 21 ] && [ "$n_committed" -lt 2000 ]; then
 	check pass "the bulk load was stopped in the middle ($n_committed transactions committed)"
 else
 	check fail "the bulk load was not stopped in the middle ($n_committed transactions committed)"

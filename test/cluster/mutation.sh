@@ -28,6 +28,7 @@ bindir=$("${PG_CONFIG:-pg_config}" --bindir)
 
 # Outside the cluster: build the generator, then run again inside one.
 if [ -z "${BLOOM_MUTATION_INSIDE:-}" ]; then
+	rm -f "$build/mutation.result"
 	mkdir -p "$build/test"
 	cc=$(command -v "${CC:-cc}" || command -v gcc || command -v clang)
 	"$cc" -O2 -Wall -Wextra -o "$build/test/mutate" "$root/test/mutate.c"
