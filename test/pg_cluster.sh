@@ -9,10 +9,11 @@
 # DESTDIR (a "make install DESTDIR=..." tree) through Debian's
 # extension_destdir setting, so nothing is installed system-wide.
 #
-# The command sees PGHOST, PGPORT, PGUSER, PGDATABASE, and BLOOM_PG_LOG (the
-# server log).  The run fails if the command fails or if any backend died of a
-# signal (a crash restarts backends without stopping the postmaster, so the
-# log is the reliable witness).
+# The command sees PGHOST, PGPORT, PGUSER, PGDATABASE, BLOOM_PG_LOG (the
+# server log), BLOOM_PG_DATA (the data directory) and BLOOM_PG_CTL (pg_ctl
+# for this cluster, to stop and restart it).  The run fails if the command
+# fails or if any backend died of a signal (a crash restarts backends without
+# stopping the postmaster, so the log is the reliable witness).
 set -euo pipefail
 
 opts=()
@@ -38,11 +39,22 @@ trap cleanup EXIT
 "${as_owner[@]}" "$bindir/initdb" -D "$work/data" -A trust -U postgres \
 	--no-sync -E UTF8 --locale=C.UTF-8 >"$work/initdb.log" 2>&1 \
 	|| { cat "$work/initdb.log" >&2; exit 1; }
-"${as_owner[@]}" "$bindir/pg_ctl" -D "$work/data" -l "$work/server.log" -w \
-	-o "-c listen_addresses='' -c unix_socket_directories='$work' -c port=5432 \
-	    -c fsync=off -c extension_destdir='$destdir' ${opts[*]:-}" start >/dev/null
+# $work/pg_ctl: pg_ctl for this cluster, with its options, so that a command
+# can stop and restart the server ("$BLOOM_PG_CTL" -m immediate stop, then
+# "$BLOOM_PG_CTL" start).
+{
+	echo '#!/usr/bin/env bash'
+	printf 'exec'
+	printf ' %q' "${as_owner[@]}" "$bindir/pg_ctl" -D "$work/data" -l "$work/server.log" -w \
+		-o "-c listen_addresses='' -c unix_socket_directories='$work' -c port=5432 \
+		    -c fsync=off -c extension_destdir='$destdir' ${opts[*]:-}"
+	echo ' "$@"'
+} >"$work/pg_ctl"
+chmod 755 "$work/pg_ctl"
+"$work/pg_ctl" start >/dev/null
 
-export PGHOST=$work PGPORT=5432 PGUSER=postgres PGDATABASE=postgres BLOOM_PG_LOG=$work/server.log
+export PGHOST=$work PGPORT=5432 PGUSER=postgres PGDATABASE=postgres BLOOM_PG_LOG=$work/server.log \
+	BLOOM_PG_CTL=$work/pg_ctl BLOOM_PG_DATA=$work/data
 status=0
 "$@" || status=$?
 

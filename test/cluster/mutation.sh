@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Mutation tests of the type's input and receive functions, at the SQL level.
+#
+#   test/cluster/mutation.sh INSTDIR
+#
+# From valid filters of several shapes (empty, m = 18, m = 64 and 65, a few
+# thousand bits, text values, k = 1 and k = 64, m = 1), test/mutate.c derives
+# thousands of mutated text forms (bit flips, byte substitutions,
+# truncations, extensions, duplicated and deleted bytes, header field edits,
+# bad base64 and padding, single bits of the array) and thousands of PGCOPY
+# binary files whose bloom field (and sometimes its length word) is mutated,
+# all from a fixed seed.  test/cluster/mutation.sql feeds each to the server:
+# text through bloom's input function, binary through COPY ... (FORMAT
+# binary).  Each must be rejected with the right SQLSTATE (22P02 text, 22P03
+# binary; 22P04 or 54000 where the COPY file itself is broken) or be accepted
+# as a usable filter in its one canonical form, as the generator's reference
+# validator says.  The server must never crash or restart, and the session
+# must never break.
+#
+# Prints "mutation: N passed, M failed" (one check per mutation class, plus
+# the crash and connection checks) and exits non-zero on any failure.
+set -euo pipefail
+
+[ $# -eq 1 ] || { echo "usage: $0 INSTDIR" >&2; exit 2; }
+root=${BLOOM_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+build=${BLOOM_BUILD:-$root/build}
+bindir=$("${PG_CONFIG:-pg_config}" --bindir)
+
+# Outside the cluster: build the generator, then run again inside one.
+if [ -z "${BLOOM_MUTATION_INSIDE:-}" ]; then
+	rm -f "$build/mutation.result"
+	mkdir -p "$build/test"
+	cc=$(command -v "${CC:-cc}" || command -v gcc || command -v clang)
+	"$cc" -O2 -Wall -Wextra -o "$build/test/mutate" "$root/test/mutate.c"
+	status=0
+	BLOOM_MUTATION_INSIDE=1 "$root/test/pg_cluster.sh" "$1" "${BASH_SOURCE[0]}" "$1" || status=$?
+	if [ $status -ne 0 ] && ! grep -q . "$build/mutation.result" 2>/dev/null; then
+		echo "mutation: 0 passed, 1 failed"
+	fi
+	rm -f "$build/mutation.result"
+	exit $status
+fi
+
+started=$SECONDS
+work=$(mktemp -d /tmp/bloomfilter-mutation.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/binary"
+psql=("$bindir/psql" -X -q -v ON_ERROR_STOP=1 -P pager=off)
+
+passed=0
+failed=0
+check() {						# check pass|fail description
+	if [ "$1" = pass ]; then
+		passed=$((passed + 1))
+		echo "ok: $2"
+	else
+		failed=$((failed + 1))
+		echo "FAILED: $2"
+	fi
+}
+
+# Any byte but NUL must reach bloom_in, so the database does not check encodings.
+"${psql[@]}" -c "CREATE DATABASE mutation ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0"
+export PGDATABASE=mutation
+
+# The seeds: valid filters of several shapes.
+"${psql[@]}" <<'EOF'
+CREATE EXTENSION bloomfilter;
+CREATE FUNCTION filled(f bloom, n int) RETURNS bloom LANGUAGE plpgsql AS $$
+BEGIN
+	FOR i IN 1..n LOOP
+		f := bloom_add(f, i);
+	END LOOP;
+	RETURN f;
+END
+$$;
+CREATE TABLE seed (name text PRIMARY KEY, f bloom NOT NULL);
+INSERT INTO seed VALUES
+	('empty-m18-k3', bloom_empty_mk(18, 3)),
+	('empty-p0.01-n1000', bloom_empty(0.01, 1000)),
+	('m18-k3', filled(bloom_empty_mk(18, 3), 2)),
+	('m64-k4', filled(bloom_empty_mk(64, 4), 6)),
+	('m128-k3', filled(bloom_empty_mk(128, 3), 30)),
+	('m3000-k5', filled(bloom_empty_mk(3000, 5), 250)),
+	('m100-k1', filled(bloom_empty_mk(100, 1), 20)),
+	('m1000-k64', filled(bloom_empty_mk(1000, 64), 10)),
+	('m1-k1', filled(bloom_empty_mk(1, 1), 1)),
+	('text-p0.01-n200', (SELECT bloom_agg('word ' || i, 0.01, 200) FROM generate_series(1, 150) AS i));
+-- m = 65 with bit 64, the only bit of its second word, set
+INSERT INTO seed
+SELECT 'm65-k2', bloom_add(filled(bloom_empty_mk(65, 2), 5), i)
+FROM generate_series(1, 1000) AS i
+WHERE get_byte(bloom_send(bloom_add(bloom_empty_mk(65, 2), i)), 12 + 8) <> 0
+ORDER BY i LIMIT 1;
+EOF
+"${psql[@]}" -c "COPY (SELECT name, f::text, encode(bloom_send(f), 'hex') FROM seed ORDER BY name) TO STDOUT" >"$work/seeds"
+if [ "$(wc -l <"$work/seeds")" -eq 11 ]; then check pass "seeds"; else check fail "seeds: expected 11"; fi
+
+"$build/test/mutate" "$work/seeds" "$work/text" "$work/binary" "$work/binary.list"
+# The server reads the files (as user postgres when we are root).
+chmod -R a+rX "$work"
+
+out=$work/mutation.out
+status=0
+"${psql[@]}" -v text_file="$work/text" -v binary_file="$work/binary.list" \
+	-f "$root/test/cluster/mutation.sql" >"$out" 2>&1 || status=$?
+grep -v '^CHECK ' "$out" || true
+if [ $status -eq 0 ]; then
+	check pass "the session ran to the end"
+else
+	check fail "the session broke (psql exited $status)"
+fi
+while read -r _ verdict description; do
+	check "$verdict" "$description"
+done < <(grep '^CHECK ' "$out" || true)
+
+# A crash restarts the backends without stopping the postmaster: the log tells.
+if grep -qE 'terminated by signal|all server processes terminated|database system was interrupted' "$BLOOM_PG_LOG"; then
+	check fail "the server crashed or restarted:"
+	grep -E -B2 -A2 'terminated by signal|all server processes terminated' "$BLOOM_PG_LOG" | head -n 20
+else
+	check pass "no crash or restart in the server log"
+fi
+
+echo "($((SECONDS - started)) s)"
+echo "mutation: $passed passed, $failed failed"
+echo "$passed $failed" >"$build/mutation.result"
+[ "$failed" -eq 0 ]
