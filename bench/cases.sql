@@ -1,35 +1,57 @@
--- bench/cases.sql: what "make bench" measures.  One row per comparison:
--- ratio = median(numerator) / median(denominator), both measured in the same
--- run, interleaved.  To add a measurement, add a row (and, if it needs data,
--- a table in setup.sql).  target_max: the ratio should not exceed it.
--- requires: a query that must return true before the case runs (a missing
--- filter would make bloom_contains, being STRICT, return NULL without ever
--- being called, and the case would time nothing).
+-- bench/cases.sql: what "make bench" measures.
+--
+-- Ratio cases (unit 'ratio'): numerator and denominator are SQL, both
+-- measured in the same run, interleaved; ratio = median(numerator) /
+-- median(denominator).  Absolute cases (unit 'ms' or 'MB/s') have no SQL
+-- here: bench/absolute.sql times them on filters held in memory, and
+-- megabytes turns a time into a throughput.  target_max / target_min: the
+-- figure should not exceed / fall below it (NULL: no target).  requires: a
+-- query that must return true before the case runs (a missing filter would
+-- make bloom_contains, being STRICT, return NULL without ever being called,
+-- and the case would time nothing).  To add a measurement, add a row (and,
+-- if it needs data, a table in setup.sql).
 \set ON_ERROR_STOP 1
 SET client_min_messages = warning;
 
 CREATE TABLE bench_case (
-	id         text PRIMARY KEY,   -- short name; sorts the report
-	what       text NOT NULL,      -- one line for the report
-	numerator   text NOT NULL,     -- SQL, the thing measured
-	denominator text NOT NULL,     -- SQL, what it is measured against
-	target_max float8,             -- NULL: no target yet
-	requires   text                -- NULL: nothing to check
+	id          text PRIMARY KEY,  -- short name; sorts the report
+	what        text NOT NULL,     -- one line for the report
+	numerator   text,              -- SQL, the thing measured (ratio cases)
+	denominator text,              -- SQL, what it is measured against (ratio cases)
+	target_max  float8,
+	requires    text,
+	unit        text NOT NULL DEFAULT 'ratio' CHECK (unit IN ('ratio', 'ms', 'MB/s')),
+	target_min  float8,
+	megabytes   float8             -- MB/s cases: megabytes per run (absolute.sql fills it in)
 );
 
-INSERT INTO bench_case VALUES
-('a', 'bloom_contains over big / floor: scan calling hashint8',
+INSERT INTO bench_case (id, what, numerator, denominator, target_max, requires) VALUES
+('a', 'bloom_contains, stored 1M-item filter, over big / floor: scan calling hashint8',
  $$SELECT count(*) FROM big WHERE bloom_contains((SELECT f FROM filters WHERE id = 1), big.id)$$,
  $$SELECT count(*) FROM big WHERE hashint8(id) <> 0$$,
- 1.5,   -- issue 2; 1.15 later
+ 1.15,
  $$SELECT count(*) = 1 FROM filters WHERE id = 1 AND f IS NOT NULL$$),
+('c', 'bloom_agg(id, 0.01, 1e7) over big / hll_add_agg(hll_hash_bigint(id))',
+ $$SELECT bloom_agg(id, 0.01, 10000000) IS NOT NULL FROM big$$,
+ $$SELECT hll_add_agg(hll_hash_bigint(id)) IS NOT NULL FROM big$$,
+ 1.0,
+ NULL);
+
+INSERT INTO bench_case (id, what, numerator, denominator, target_min, requires) VALUES
 ('b', 'hash semi-join big IN small / prefilter (a)',
  $$SELECT count(*) FROM big WHERE id IN (SELECT id FROM small)$$,
  $$SELECT count(*) FROM big WHERE bloom_contains((SELECT f FROM filters WHERE id = 1), big.id)$$,
- NULL,
- $$SELECT count(*) = 1 FROM filters WHERE id = 1 AND f IS NOT NULL$$),
-('c', 'bloom_agg(id, 0.01, 1e7) over big / hll_add_agg',
- $$SELECT bloom_agg(id, 0.01, 10000000) IS NOT NULL FROM big$$,
- $$SELECT hll_add_agg(hll_hash_bigint(id)) IS NOT NULL FROM big$$,
- NULL,
- NULL);
+ 3.0,
+ $$SELECT count(*) = 1 FROM filters WHERE id = 1 AND f IS NOT NULL$$);
+
+-- Absolute cases on the two 10M-item filters (ids 2 and 3, 12 MB each),
+-- held detoasted in PL/pgSQL variables so that reading TOAST is not timed.
+INSERT INTO bench_case (id, what, unit, target_max, target_min, megabytes, requires) VALUES
+('d1', 'bloom_union (|) of two 10M-item filters (12 MB each)', 'ms', 10, NULL, NULL,
+ $$SELECT count(*) = 2 FROM filters WHERE id IN (2, 3)$$),
+('d2', 'bloom_union_cardinality of the same two filters', 'ms', 10, NULL, NULL,
+ $$SELECT count(*) = 2 FROM filters WHERE id IN (2, 3)$$),
+('e1', 'text output (bloom_out) of a 10M-item filter, MB of filter per second', 'MB/s', NULL, 200,
+ NULL, $$SELECT count(*) = 1 FROM filters WHERE id = 2$$),
+('e2', 'text input (bloom_in) of the same filter, MB of filter per second', 'MB/s', NULL, 200,
+ NULL, $$SELECT count(*) = 1 FROM filters WHERE id = 2$$);

@@ -1,4 +1,4 @@
--- bench/measure.sql: time every case of bench_case, then report.
+-- bench/measure.sql: time every case of bench_case (absolute cases: absolute.sql).
 --
 -- Each query runs inside one backend through PL/pgSQL EXECUTE, timed with
 -- clock_timestamp(): no EXPLAIN instrumentation, no client transfer.  One
@@ -43,7 +43,7 @@ BEGIN
 	END LOOP;
 	FOR r IN 0 .. rounds LOOP
 		FOR c IN SELECT * FROM bench_case
-				 WHERE id NOT IN (SELECT case_id FROM bench_error) ORDER BY id LOOP
+				 WHERE unit = 'ratio' AND id NOT IN (SELECT case_id FROM bench_error) ORDER BY id LOOP
 			sides := CASE WHEN r % 2 = 0 THEN ARRAY['numerator', 'denominator']
 						  ELSE ARRAY['denominator', 'numerator'] END;
 			FOREACH side IN ARRAY sides LOOP
@@ -66,4 +66,6 @@ END $$;
 
 \echo 'timing (one warm-up round, then' :rounds 'rounds) ...'
 CALL bench_run(:rounds);
+\ir absolute.sql
+CALL bench_absolute(:rounds);
 \echo

@@ -25,26 +25,39 @@ spread AS (
 				 percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS mid
 		  FROM bench_time GROUP BY case_id, side) AS per_side
 	GROUP BY case_id
+),
+figures AS (
+	SELECT c.*, m.num_ms, m.den_ms, m.runs, p.ratio AS paired, sp.spread,
+		   e.case_id IS NOT NULL AS failed,
+		   CASE c.unit
+				WHEN 'ratio' THEN m.num_ms / m.den_ms
+				WHEN 'ms' THEN m.num_ms
+				WHEN 'MB/s' THEN c.megabytes / (m.num_ms / 1000)
+		   END AS figure
+	FROM bench_case c
+	LEFT JOIN med m ON m.case_id = c.id
+	LEFT JOIN paired p ON p.case_id = c.id
+	LEFT JOIN spread sp ON sp.case_id = c.id
+	LEFT JOIN bench_error e ON e.case_id = c.id
 )
-SELECT c.id AS "case",
-	   c.what,
-	   to_char(m.num_ms, 'FM9999990.0') AS "numerator ms",
-	   to_char(m.den_ms, 'FM9999990.0') AS "denominator ms",
-	   to_char(m.num_ms / m.den_ms, 'FM990.000') AS ratio,
-	   to_char(p.ratio, 'FM990.000') AS "paired ratio",
-	   coalesce('<= ' || c.target_max, '') AS target,
-	   CASE WHEN e.case_id IS NOT NULL THEN 'ERROR'
-			WHEN c.target_max IS NULL THEN ''
-			WHEN m.num_ms / m.den_ms <= c.target_max THEN 'ok'
+SELECT id AS "case",
+	   what,
+	   to_char(num_ms, 'FM9999990.00') AS "numerator ms",
+	   coalesce(to_char(den_ms, 'FM9999990.00'), '') AS "denominator ms",
+	   to_char(figure, 'FM9999990.000') AS figure,
+	   unit,
+	   coalesce(to_char(paired, 'FM990.000'), '') AS "paired ratio",
+	   coalesce('<= ' || target_max, '>= ' || target_min, '') AS target,
+	   CASE WHEN failed THEN 'ERROR'
+			WHEN figure IS NULL THEN 'NO DATA'
+			WHEN target_max IS NULL AND target_min IS NULL THEN ''
+			WHEN (target_max IS NULL OR figure <= target_max)
+				 AND (target_min IS NULL OR figure >= target_min) THEN 'ok'
 			ELSE 'MISSED' END AS verdict,
-	   coalesce(m.runs, 0) AS runs,
-	   to_char(100 * sp.spread, 'FM990') || '%' AS spread
-FROM bench_case c
-LEFT JOIN med m ON m.case_id = c.id
-LEFT JOIN paired p ON p.case_id = c.id
-LEFT JOIN spread sp ON sp.case_id = c.id
-LEFT JOIN bench_error e ON e.case_id = c.id
-ORDER BY c.id;
+	   coalesce(runs, 0) AS runs,
+	   to_char(100 * spread, 'FM990') || '%' AS spread
+FROM figures
+ORDER BY id;
 
 SELECT count(*) > 0 AS bench_has_errors FROM bench_error \gset
 \if :bench_has_errors
@@ -52,11 +65,12 @@ SELECT count(*) > 0 AS bench_has_errors FROM bench_error \gset
 SELECT case_id AS "case", side, message AS error FROM bench_error ORDER BY case_id;
 \endif
 
-\echo 'ratio = median numerator / median denominator over the timed rounds, run interleaved;'
+\echo 'figure: ratio = median numerator / median denominator over the timed rounds, run interleaved;'
+\echo '        ms = median time; MB/s = filter megabytes / median time (absolute.sql, filters in memory);'
 \echo 'paired ratio = median over rounds of numerator / denominator of the same round;'
 \echo 'spread = (slowest - fastest) / median of the noisier side.'
 \echo 'queries:'
-SELECT id AS "case", 'numerator' AS side, numerator AS query FROM bench_case
+SELECT id AS "case", 'numerator' AS side, numerator AS query FROM bench_case WHERE unit = 'ratio'
 UNION ALL
-SELECT id, 'denominator', denominator FROM bench_case
+SELECT id, 'denominator', denominator FROM bench_case WHERE unit = 'ratio'
 ORDER BY 1, 2 DESC;

@@ -3,7 +3,9 @@
 --
 --   big(id int8)       10,000,000 rows, uniform in [0, 1e8]
 --   small(id int8)      1,000,000 rows, uniform in [0, 1e8] (about 1% of big's rows match)
---   filters(id, f)     1: bloom_agg(id, 0.01, 1000000) over small
+--   filters(id, f)     1: bloom_agg(id, 0.01, 1000000) over small (1.2 MB)
+--                      2, 3: bloom_agg(id, 0.01, 10000000) over big, and over
+--                      big shifted past its range (12 MB each)
 \set ON_ERROR_STOP 1
 SET client_min_messages = warning;
 
@@ -29,5 +31,7 @@ CREATE TABLE filters (id int PRIMARY KEY, f bloom);
 -- that do not need it can still run.
 \set ON_ERROR_STOP 0
 INSERT INTO filters SELECT 1, bloom_agg(id, 0.01, 1000000) FROM small;
+INSERT INTO filters SELECT 2, bloom_agg(id, 0.01, 10000000) FROM big;
+INSERT INTO filters SELECT 3, bloom_agg(id + 100000001, 0.01, 10000000) FROM big;
 \set ON_ERROR_STOP 1
 VACUUM ANALYZE filters;

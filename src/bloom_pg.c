@@ -149,8 +149,12 @@ bloom_advise_huge_pages(void *start, Size size)
 #endif
 }
 
-BloomFilter *
-bloom_alloc(uint64 m, uint32 k, uint8 hash_scheme)
+/*
+ * A filter of the given shape; its bit array zeroed when zero_bits, else
+ * left for the caller to write in full.
+ */
+static BloomFilter *
+bloom_alloc_shape(uint64 m, uint32 k, uint8 hash_scheme, bool zero_bits)
 {
 	uint64		size = BLOOM_BITS_OFFSET + bloom_payload_bytes(m);
 	BloomFilter *filter;
@@ -161,7 +165,8 @@ bloom_alloc(uint64 m, uint32 k, uint8 hash_scheme)
 
 	filter = (BloomFilter *) palloc(size);
 	bloom_advise_huge_pages(filter, size);
-	memset(filter, 0, size);
+	if (zero_bits)
+		memset(filter, 0, size);
 	SET_VARSIZE(filter, size);
 	filter->format_version = BLOOM_FORMAT_VERSION;
 	filter->hash_scheme = hash_scheme;
@@ -172,10 +177,21 @@ bloom_alloc(uint64 m, uint32 k, uint8 hash_scheme)
 }
 
 BloomFilter *
+bloom_alloc(uint64 m, uint32 k, uint8 hash_scheme)
+{
+	return bloom_alloc_shape(m, k, hash_scheme, true);
+}
+
+BloomFilter *
+bloom_alloc_like(const BloomView *view)
+{
+	return bloom_alloc_shape(view->header.m, view->header.k, view->header.hash_scheme, false);
+}
+
+BloomFilter *
 bloom_copy(const BloomView *view)
 {
-	BloomFilter *filter = bloom_alloc(view->header.m, view->header.k,
-									  view->header.hash_scheme);
+	BloomFilter *filter = bloom_alloc_like(view);
 
 	memcpy(filter->bits, view->bits, view->nbytes);
 	return filter;

@@ -32,6 +32,12 @@ extern void bloom_view_filter(const BloomFilter *filter, BloomView *view);
 /* A new filter of the given shape with no bits set, in CurrentMemoryContext. */
 extern BloomFilter *bloom_alloc(uint64 m, uint32 k, uint8 hash_scheme);
 
+/*
+ * A new filter with the view's shape, its bit array not initialized: the
+ * caller writes all of it.  In CurrentMemoryContext.
+ */
+extern BloomFilter *bloom_alloc_like(const BloomView *view);
+
 /* A new filter with the view's shape and bits, in CurrentMemoryContext. */
 extern BloomFilter *bloom_copy(const BloomView *view);
 

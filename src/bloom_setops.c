@@ -135,8 +135,13 @@ bloom_setop_pair(FunctionCallInfo fcinfo, BloomSetOp op, const char *operation)
 
 	bloom_getarg(fcinfo, 0, &a);
 	bloom_getarg(fcinfo, 1, &b);
-	result = bloom_setop_fold(op, operation, NULL, &a);
-	result = bloom_setop_fold(op, operation, result, &b);
+	bloom_require_same_shape(operation, &a, &b);
+	/* one pass over a, b and the result, not a copy of a and a second pass */
+	result = bloom_alloc_like(&a);
+	if (op == BLOOM_SETOP_UNION)
+		bf_or(result->bits, a.bits, b.bits, a.nbytes);
+	else
+		bf_and(result->bits, a.bits, b.bits, a.nbytes);
 	PG_RETURN_POINTER(result);
 }
 

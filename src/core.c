@@ -462,8 +462,13 @@ bf_popcount_or(const uint8_t *a, const uint8_t *b, size_t nbytes)
 	return count;
 }
 
-void
-bf_or_into(uint8_t *dst, const uint8_t *src, size_t nbytes)
+/*
+ * dst = a | b and dst = a & b, word by word; dst may be a (in place), and
+ * need not be initialized.  One pass over the three arrays: a new union is
+ * not a copy of a followed by a second pass that ORs b into it.
+ */
+static BF_ALWAYS_INLINE void
+combine_words(uint8_t *dst, const uint8_t *a, const uint8_t *b, size_t nbytes, bool is_or)
 {
 	size_t		nwords = nbytes / 8;
 
@@ -474,28 +479,27 @@ bf_or_into(uint8_t *dst, const uint8_t *src, size_t nbytes)
 		if (start > 0)
 			check_interrupts();
 		for (size_t i = start; i < end; i++)
-			store_word(dst + 8 * i, load_word(dst + 8 * i) | load_word(src + 8 * i));
+		{
+			uint64_t	x = load_word(a + 8 * i);
+			uint64_t	y = load_word(b + 8 * i);
+
+			store_word(dst + 8 * i, is_or ? x | y : x & y);
+		}
 	}
 	for (size_t i = nwords * 8; i < nbytes; i++)
-		dst[i] |= src[i];
+		dst[i] = is_or ? a[i] | b[i] : a[i] & b[i];
 }
 
 void
-bf_and_into(uint8_t *dst, const uint8_t *src, size_t nbytes)
+bf_or(uint8_t *dst, const uint8_t *a, const uint8_t *b, size_t nbytes)
 {
-	size_t		nwords = nbytes / 8;
+	combine_words(dst, a, b, nbytes, true);
+}
 
-	for (size_t start = 0; start < nwords; start += BF_STRIDE_WORDS)
-	{
-		size_t		end = nwords - start < BF_STRIDE_WORDS ? nwords : start + BF_STRIDE_WORDS;
-
-		if (start > 0)
-			check_interrupts();
-		for (size_t i = start; i < end; i++)
-			store_word(dst + 8 * i, load_word(dst + 8 * i) & load_word(src + 8 * i));
-	}
-	for (size_t i = nwords * 8; i < nbytes; i++)
-		dst[i] &= src[i];
+void
+bf_and(uint8_t *dst, const uint8_t *a, const uint8_t *b, size_t nbytes)
+{
+	combine_words(dst, a, b, nbytes, false);
 }
 
 /* ---- estimates ---- */

@@ -226,8 +226,22 @@ bf_adder_add(bf_adder *adder, bf_hash hash)
 extern uint64_t bf_popcount(const uint8_t *bits, size_t nbytes);
 /* popcount(a | b) without materializing the union */
 extern uint64_t bf_popcount_or(const uint8_t *a, const uint8_t *b, size_t nbytes);
-extern void bf_or_into(uint8_t *dst, const uint8_t *src, size_t nbytes);
-extern void bf_and_into(uint8_t *dst, const uint8_t *src, size_t nbytes);
+/* dst = a | b, dst = a & b; dst may be a, and need not be initialized */
+extern void bf_or(uint8_t *dst, const uint8_t *a, const uint8_t *b, size_t nbytes);
+extern void bf_and(uint8_t *dst, const uint8_t *a, const uint8_t *b, size_t nbytes);
+
+/* dst |= src, dst &= src */
+static inline void
+bf_or_into(uint8_t *dst, const uint8_t *src, size_t nbytes)
+{
+	bf_or(dst, dst, src, nbytes);
+}
+
+static inline void
+bf_and_into(uint8_t *dst, const uint8_t *src, size_t nbytes)
+{
+	bf_and(dst, dst, src, nbytes);
+}
 
 /* ---- estimates ---- */
 
