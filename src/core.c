@@ -499,12 +499,22 @@ bf_current_false_positive_rate(uint64_t m, uint32_t k, uint64_t bits_set)
 	return pow((double) bits_set / (double) m, (double) k);
 }
 
+/*
+ * (1 - e^(-kn/m))^k for real m and n.  The Goel-Gupta bound is the same
+ * formula with half a value more and one bit fewer.
+ */
+static double
+false_positive_formula(double m, uint32_t k, double n)
+{
+	return pow(-expm1(-(double) k * n / m), (double) k);
+}
+
 double
 bf_expected_false_positive_rate(uint64_t m, uint32_t k, uint64_t n)
 {
 	if (m == 0 || k == 0)
 		return NAN;
-	return pow(-expm1(-(double) k * (double) n / (double) m), (double) k);
+	return false_positive_formula((double) m, k, (double) n);
 }
 
 double
@@ -515,6 +525,5 @@ bf_goel_gupta_bound(uint64_t m, uint32_t k, uint64_t n)
 	/* the formula divides by m - 1 = 0; its limit, and a true bound, is 1 */
 	if (m == 1)
 		return 1.0;
-	return pow(-expm1(-(double) k * ((double) n + 0.5) / (double) (m - 1)),
-			   (double) k);
+	return false_positive_formula((double) (m - 1), k, (double) n + 0.5);
 }
