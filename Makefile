@@ -6,6 +6,8 @@
 #                                 build, run the C unit tests and the SQL tests on a
 #                                 throwaway cluster
 #   make demo                     the same set-up, then a semi-join prefilter demo
+#   make plots                    the same set-up (and gnuplot), then regenerate
+#                                 the README's plots in doc/plots/ from real runs
 #
 # Out-of-tree builds work: mkdir b && cd b && make -f ../Makefile VPATH=..
 
@@ -20,7 +22,8 @@ OBJS = \
 	src/bloom_io.o \
 	src/bloom_element.o \
 	src/bloom_setops.o \
-	src/bloom_agg.o
+	src/bloom_agg.o \
+	src/bloom_sizing.o
 DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql
 
 # Every sql/*.sql except install and upgrade scripts is a pg_regress test.
@@ -35,8 +38,8 @@ PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
 
 # The fresh-machine entry points work before PostgreSQL is installed: the
 # script installs what is missing, then comes back here.
-.PHONY: test demo
-test demo:
+.PHONY: test demo plots
+test demo plots:
 	@$(ROOT)/scripts/run.sh $@
 
 ifneq ($(PGXS),)

@@ -4,6 +4,7 @@
 #   scripts/run.sh test     build, C unit tests, SQL tests on a throwaway cluster
 #   scripts/run.sh demo     build, then scripts/demo.sql on a throwaway cluster
 #   scripts/run.sh bench    build, then bench/bench.sh on a tuned throwaway cluster
+#   scripts/run.sh plots    build, then doc/plots/make-plots.sh on a throwaway cluster
 #
 # Installs what is missing first (scripts/setup.sh), builds out of tree in
 # build/ and installs into build/inst with DESTDIR: nothing is installed into
@@ -18,8 +19,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mode=${1:-}
 case $mode in
-	test | demo | bench) ;;
-	*) echo "usage: $0 test|demo|bench" >&2; exit 2 ;;
+	test | demo | bench | plots) ;;
+	*) echo "usage: $0 test|demo|bench|plots" >&2; exit 2 ;;
 esac
 
 started=$SECONDS
@@ -29,6 +30,7 @@ heading() { printf '\n==== %s ====\n' "$*"; }
 heading "set-up"
 extra=()
 [ "$mode" = bench ] && extra=(postgresql-15-hll)
+[ "$mode" = plots ] && extra=(gnuplot-nox)
 "$ROOT/scripts/setup.sh" "${extra[@]}"
 echo "dependencies present"
 
@@ -92,6 +94,13 @@ bench)
 		-o jit=off -o work_mem=1GB -o maintenance_work_mem=1GB \
 		-o max_wal_size=8GB -o checkpoint_timeout=1h \
 		"$inst" "$ROOT/bench/bench.sh"
+	exit 0
+	;;
+plots)
+	heading "plots (doc/plots/make-plots.sh on a throwaway cluster)"
+	t=$SECONDS
+	"${cluster[@]}" "$inst" "$ROOT/doc/plots/make-plots.sh"
+	echo "plots written to $ROOT/doc/plots in $(elapsed $t)"
 	exit 0
 	;;
 esac

@@ -5,9 +5,10 @@
 #
 # Checks the Debian packages the build, the unit tests and the throwaway test
 # clusters need, plus any named on the command line (bench/ asks for
-# postgresql-15-hll), and installs only those not installed yet; apt-get
-# update runs only when something is missing.  Not root: sudo when there is
-# one, else fail with the exact command to run.
+# postgresql-15-hll, make plots for gnuplot-nox; make test needs neither),
+# and installs only those not installed yet; apt-get update runs only when
+# something is missing.  Not root: sudo when there is one, else fail with the
+# exact command to run.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -5,3 +5,43 @@
 -- Names from PostgreSQL itself are qualified with pg_catalog; the extension's
 -- own objects are found in its schema, which ALTER EXTENSION puts first on the
 -- search_path (with pg_temp last), so a hostile search_path captures nothing.
+
+--
+-- Sizing: plan a filter before building one (src/bloom_sizing.c)
+--
+
+CREATE FUNCTION bloom_optimal(false_positive_rate pg_catalog.float8, capacity pg_catalog.int8,
+	OUT m pg_catalog.int8,
+	OUT k pg_catalog.int4,
+	OUT bytes pg_catalog.int4,
+	OUT bits_per_item pg_catalog.float8)
+	AS 'MODULE_PATHNAME', 'bloom_optimal'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_optimal(pg_catalog.float8, pg_catalog.int8) IS
+	'shape (m, k), size in bytes and bits per item of the filter bloom_empty(false_positive_rate, capacity) builds';
+
+CREATE FUNCTION bloom_expected_fpr(m pg_catalog.int8, k pg_catalog.int4, n pg_catalog.int8,
+	OUT classic pg_catalog.float8,
+	OUT goel_gupta_bound pg_catalog.float8)
+	AS 'MODULE_PATHNAME', 'bloom_expected_fpr'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_expected_fpr(pg_catalog.int8, pg_catalog.int4, pg_catalog.int8) IS
+	'false-positive rate of m bits and k probes after n distinct values: classic (1 - e^(-kn/m))^k and the Goel-Gupta upper bound (1 - e^(-k(n + 0.5)/(m - 1)))^k';
+
+--
+-- Comments on the 1.0 objects that had none, so that \df+ and \dx+ explain
+-- every object (sql/comments.sql checks that none is left without one)
+--
+
+COMMENT ON FUNCTION bloom_in(pg_catalog.cstring) IS
+	'text input of bloom: bloom:v1:h1:m<m>:k<k>:<base64 bits>, validated';
+COMMENT ON FUNCTION bloom_out(bloom) IS
+	'text output of bloom: bloom:v1:h1:m<m>:k<k>:<base64 bits>';
+COMMENT ON FUNCTION bloom_recv(internal) IS
+	'binary input of bloom (COPY BINARY, binary protocol), validated';
+COMMENT ON FUNCTION bloom_send(bloom) IS
+	'binary output of bloom: header with m big-endian, then the bit array';
+COMMENT ON OPERATOR FAMILY bloom_hash_ops USING hash IS
+	'hashing of whole filters, consistent with =';
+COMMENT ON OPERATOR CLASS bloom_hash_ops USING hash IS
+	'default hash operator class of bloom, for DISTINCT, GROUP BY, UNION and hash joins on filters';

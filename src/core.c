@@ -41,7 +41,9 @@
  * more and one bit fewer.  Near the optimal k the two differ by a relative
  * O(k^2/m) (3e-5 for the example above), far below the sampling noise of any
  * measurement, so the classical formula is the one reported and the one the
- * unit tests hold the implementation to.
+ * unit tests hold the implementation to.  bf_expected_false_positive_rate
+ * and bf_goel_gupta_bound compute the two (SQL: bloom_expected_fpr), with
+ * -expm1(-x) for 1 - e^(-x), which keeps its digits when x is small.
  *
  *
  * hashing scheme (BLOOM_HASH_XXH3_EDH)
@@ -524,4 +526,33 @@ bf_current_false_positive_rate(uint64_t m, uint32_t k, uint64_t bits_set)
 	if (bits_set >= m)
 		return 1.0;
 	return pow((double) bits_set / (double) m, (double) k);
+}
+
+/*
+ * (1 - e^(-kn/m))^k for real m and n.  The Goel-Gupta bound is the same
+ * formula with half a value more and one bit fewer.
+ */
+static double
+false_positive_formula(double m, uint32_t k, double n)
+{
+	return pow(-expm1(-(double) k * n / m), (double) k);
+}
+
+double
+bf_expected_false_positive_rate(uint64_t m, uint32_t k, uint64_t n)
+{
+	if (m == 0 || k == 0)
+		return NAN;
+	return false_positive_formula((double) m, k, (double) n);
+}
+
+double
+bf_goel_gupta_bound(uint64_t m, uint32_t k, uint64_t n)
+{
+	if (m == 0 || k == 0)
+		return NAN;
+	/* the formula divides by m - 1 = 0; its limit, and a true bound, is 1 */
+	if (m == 1)
+		return 1.0;
+	return false_positive_formula((double) (m - 1), k, (double) n + 0.5);
 }

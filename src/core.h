@@ -250,6 +250,15 @@ extern double bf_estimate_cardinality(uint64_t m, uint32_t k, uint64_t bits_set)
 /* The expected false-positive rate of the filter as it is: (X/m)^k. */
 extern double bf_current_false_positive_rate(uint64_t m, uint32_t k, uint64_t bits_set);
 
+/*
+ * The false-positive rate of a filter of m bits and k probes after n
+ * distinct values, before it is built: the classical estimate
+ * (1 - e^(-kn/m))^k, and Goel and Gupta's upper bound
+ * (1 - e^(-k(n + 0.5)/(m - 1)))^k, which is 1 for m = 1.  m >= 1, k >= 1.
+ */
+extern double bf_expected_false_positive_rate(uint64_t m, uint32_t k, uint64_t n);
+extern double bf_goel_gupta_bound(uint64_t m, uint32_t k, uint64_t n);
+
 /* ---- serialized forms (codec.c) ---- */
 
 /*

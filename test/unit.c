@@ -645,6 +645,57 @@ test_estimates(void)
 }
 
 /*
+ * The planned false-positive rate and Goel and Gupta's bound, against values
+ * computed independently with python3's decimal module at 40 digits.
+ */
+static void
+test_expected_false_positive_rate(void)
+{
+	static const struct
+	{
+		uint64_t	m;
+		uint32_t	k;
+		uint64_t	n;
+		double		classic;
+		double		goel_gupta;
+	}			cases[] = {
+		/* the textbook shape, at and past its capacity */
+		{958506, 7, 100000, 0.01003920958175812241, 0.01003949790782511546},
+		{958506, 7, 200000, 0.1574528522697232936, 0.1574545763177259088},
+		{9585059, 7, 1000000, 0.01003921455925386225, 0.01003924339158494118},
+		/* k = 1, n = m: 1 - 1/e */
+		{1000, 1, 1000, 0.6321205588285576784, 0.6326725158759811597},
+		{3, 1, 1, 0.2834686894262107496, 0.5276334472589852929},
+		/* tiny kn/m: 1 - e^(-x) would lose most digits, -expm1(-x) does not */
+		{1000000000, 1, 1, 9.999999995000000002e-10, 1.500000000375e-9},
+		/* nothing added: no false positives, but the bound is above 0 */
+		{64, 2, 0, 0.0, 0.0002479901643047109385},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		double		classic = bf_expected_false_positive_rate(cases[i].m, cases[i].k, cases[i].n);
+		double		bound = bf_goel_gupta_bound(cases[i].m, cases[i].k, cases[i].n);
+
+		if (!CHECK(close_to(classic, cases[i].classic, 1e-12)))
+			fprintf(stderr, "    case %zu: classic %.17g, expected %.17g\n", i, classic, cases[i].classic);
+		if (!CHECK(close_to(bound, cases[i].goel_gupta, 1e-12)))
+			fprintf(stderr, "    case %zu: bound %.17g, expected %.17g\n", i, bound, cases[i].goel_gupta);
+		CHECK(classic <= bound);
+	}
+	/* m = 1: the bound's m - 1 is 0; every probe hits the one bit */
+	CHECK(bf_goel_gupta_bound(1, 3, 5) == 1.0);
+	CHECK(bf_expected_false_positive_rate(1, 3, 5) < 1.0);
+	/* kn/m = ln 2 (to 3e-7): half the bits set, so 2^-k */
+	CHECK(close_to(bf_expected_false_positive_rate(7000000, 7, 693147), 0.0078125, 1e-5));
+	/* a saturated plan: both tend to 1 */
+	CHECK(close_to(bf_expected_false_positive_rate(64, 3, 100000), 1.0, 1e-12));
+	CHECK(close_to(bf_goel_gupta_bound(64, 3, 100000), 1.0, 1e-12));
+	CHECK(isnan(bf_expected_false_positive_rate(0, 3, 5)));
+	CHECK(isnan(bf_goel_gupta_bound(64, 0, 5)));
+}
+
+/*
  * A filter sized for n = 100000 at p = 0.01 (m = 958506, k = 7), filled with
  * 100000 distinct keys and probed with 1,000,000 others.  The false-positive
  * count is binomial around the classical p0 = (1 - e^(-kn/m))^k; its
@@ -676,8 +727,8 @@ test_false_positive_rate(void)
 	for (int64_t key = n; key < n + probes; key++)
 		false_positives += bf_contains_hash(bits, m, k, hash_int64(key));
 
-	p0 = pow(1.0 - exp(-(double) k * n / m), k);
-	upper = pow(1.0 - exp(-(double) k * (n + 0.5) / (m - 1)), k);
+	p0 = bf_expected_false_positive_rate(m, k, (uint64_t) n);
+	upper = bf_goel_gupta_bound(m, k, (uint64_t) n);
 	sigma = sqrt(p0 * (1.0 - p0) / probes);
 	measured = (double) false_positives / probes;
 	printf("false-positive rate: measured %.6f, expected %.6f (Goel-Gupta bound %.6f), sigma %.6f, %+.2f sigma\n",
@@ -1323,6 +1374,7 @@ main(void)
 	test_adder();
 	test_array_operations();
 	test_estimates();
+	test_expected_false_positive_rate();
 	test_base64();
 	test_text_form();
 	test_binary_form();
