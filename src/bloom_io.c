@@ -33,7 +33,8 @@ bloom_decode_text(const char *text, size_t len, BloomFilter **result)
 	if (bf_text_length(&header) != len)
 		return BF_LENGTH;
 
-	filter = bloom_alloc(header.m, header.k, header.hash_scheme);
+	/* the decoder writes every byte of the bit array, or fails */
+	filter = bloom_alloc_like(&header);
 	status = bf_text_decode_bits(text + payload_offset, len - payload_offset,
 								 &header, filter->bits);
 	if (status != BF_OK)
@@ -112,7 +113,7 @@ bloom_out(PG_FUNCTION_ARGS)
 						  view.header.m, length, bloom_text_max_m(&view.header)),
 				errhint("Use binary COPY or bloom_send() to move larger filters."));
 
-	text = palloc(length + 1);
+	text = bloom_palloc_large(length + 1);
 	bf_text_encode(&view.header, view.bits, text);
 	PG_RETURN_CSTRING(text);
 }
@@ -140,7 +141,7 @@ bloom_recv(PG_FUNCTION_ARGS)
 				errmsg("invalid external binary representation for type bloom"),
 				errdetail("%s", bf_status_message(status)));
 
-	filter = bloom_alloc(header.m, header.k, header.hash_scheme);
+	filter = bloom_alloc_like(&header);
 	memcpy(filter->bits, bits, bloom_payload_bytes(header.m));
 	buf->cursor = buf->len;
 	PG_RETURN_POINTER(filter);

@@ -29,14 +29,17 @@ extern void bloom_view_datum(Datum datum, BloomView *view);
 /* View of a filter this code built. */
 extern void bloom_view_filter(const BloomFilter *filter, BloomView *view);
 
+/* palloc, with huge pages for a large block where the OS has them. */
+extern void *bloom_palloc_large(Size size);
+
 /* A new filter of the given shape with no bits set, in CurrentMemoryContext. */
 extern BloomFilter *bloom_alloc(uint64 m, uint32 k, uint8 hash_scheme);
 
 /*
- * A new filter with the view's shape, its bit array not initialized: the
- * caller writes all of it.  In CurrentMemoryContext.
+ * A new filter with the header's shape (m, k, hash scheme), its bit array
+ * not initialized: the caller writes all of it.  In CurrentMemoryContext.
  */
-extern BloomFilter *bloom_alloc_like(const BloomView *view);
+extern BloomFilter *bloom_alloc_like(const BloomHeader *header);
 
 /* A new filter with the view's shape and bits, in CurrentMemoryContext. */
 extern BloomFilter *bloom_copy(const BloomView *view);

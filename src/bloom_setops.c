@@ -137,7 +137,7 @@ bloom_setop_pair(FunctionCallInfo fcinfo, BloomSetOp op, const char *operation)
 	bloom_getarg(fcinfo, 1, &b);
 	bloom_require_same_shape(operation, &a, &b);
 	/* one pass over a, b and the result, not a copy of a and a second pass */
-	result = bloom_alloc_like(&a);
+	result = bloom_alloc_like(&a.header);
 	if (op == BLOOM_SETOP_UNION)
 		bf_or(result->bits, a.bits, b.bits, a.nbytes);
 	else

@@ -70,6 +70,24 @@ bf_base64_length(uint64_t nbytes)
 	return groups * 4;
 }
 
+/*
+ * The two characters of each 12-bit value, so that a 3-byte group takes two
+ * look-ups instead of four.  8 kB, filled on first use from the alphabet.
+ */
+static char base64_pairs[4096][2];
+static bool base64_pairs_ready = false;
+
+static void
+base64_fill_pairs(void)
+{
+	for (int v = 0; v < 4096; v++)
+	{
+		base64_pairs[v][0] = base64_alphabet[v >> 6];
+		base64_pairs[v][1] = base64_alphabet[v & 63];
+	}
+	base64_pairs_ready = true;
+}
+
 /* Writes bf_base64_length(nbytes) characters; no NUL. */
 void
 bf_base64_encode(const uint8_t *src, size_t nbytes, char *dst)
@@ -77,6 +95,8 @@ bf_base64_encode(const uint8_t *src, size_t nbytes, char *dst)
 	size_t		groups = nbytes / 3;
 	size_t		rest = nbytes % 3;
 
+	if (!base64_pairs_ready)
+		base64_fill_pairs();
 	for (size_t start = 0; start < groups; start += BASE64_STRIDE_GROUPS)
 	{
 		size_t		end = groups - start < BASE64_STRIDE_GROUPS ? groups : start + BASE64_STRIDE_GROUPS;
@@ -89,10 +109,8 @@ bf_base64_encode(const uint8_t *src, size_t nbytes, char *dst)
 		{
 			uint32_t	v = (uint32_t) in[0] << 16 | (uint32_t) in[1] << 8 | in[2];
 
-			out[0] = base64_alphabet[v >> 18];
-			out[1] = base64_alphabet[(v >> 12) & 63];
-			out[2] = base64_alphabet[(v >> 6) & 63];
-			out[3] = base64_alphabet[v & 63];
+			memcpy(out, base64_pairs[v >> 12], 2);
+			memcpy(out + 2, base64_pairs[v & 0xfff], 2);
 			in += 3;
 			out += 4;
 		}
@@ -112,6 +130,30 @@ bf_base64_encode(const uint8_t *src, size_t nbytes, char *dst)
 }
 
 /*
+ * The 12-bit value of each pair of characters, or BASE64_BAD_PAIR when
+ * either is not in the alphabet: a 4-character group takes two look-ups.
+ * 128 kB, of which valid input touches about 12 kB; filled on first use.
+ */
+#define BASE64_BAD_PAIR 0x8000
+static uint16_t base64_pair_values[65536];
+static bool base64_pair_values_ready = false;
+
+static void
+base64_fill_pair_values(void)
+{
+	for (int first = 0; first < 256; first++)
+		for (int second = 0; second < 256; second++)
+		{
+			uint8_t		a = base64_value[first],
+						b = base64_value[second];
+
+			base64_pair_values[first << 8 | second] =
+				(a | b) & 0x80 ? BASE64_BAD_PAIR : (uint16_t) (a << 6 | b);
+		}
+	base64_pair_values_ready = true;
+}
+
+/*
  * Decode the canonical base64 form of exactly nbytes bytes into dst.  len
  * must be bf_base64_length(nbytes); '=' may only pad the last group; the
  * bits of the last character that fall beyond the data must be zero.
@@ -126,31 +168,40 @@ bf_base64_decode(const char *src, size_t len, uint8_t *dst, size_t nbytes)
 	if ((uint64_t) len != bf_base64_length(nbytes))
 		return BF_BASE64;
 
+	if (!base64_pair_values_ready)
+		base64_fill_pair_values();
 	for (size_t start = 0; start < groups; start += BASE64_STRIDE_GROUPS)
 	{
 		size_t		end = groups - start < BASE64_STRIDE_GROUPS ? groups : start + BASE64_STRIDE_GROUPS;
 		const uint8_t *in = text + 4 * start;
 		uint8_t    *out = dst + 3 * start;
 
+		uint32_t	seen = 0;
+
 		if (start > 0)
 			check_interrupts();
 		for (size_t i = start; i < end; i++)
 		{
-			uint32_t	a = base64_value[in[0]],
-						b = base64_value[in[1]],
-						c = base64_value[in[2]],
-						d = base64_value[in[3]];
-			uint32_t	v = a << 18 | b << 12 | c << 6 | d;
+			uint32_t	high = base64_pair_values[in[0] << 8 | in[1]],
+						low = base64_pair_values[in[2] << 8 | in[3]];
+			uint32_t	v = high << 12 | low;
 
-			/* 0xff marks a bad character; valid values are below 64. */
-			if (((a | b | c | d) & 0x80) != 0)
-				return BF_BASE64;
+			seen |= high | low;
 			out[0] = (uint8_t) (v >> 16);
 			out[1] = (uint8_t) (v >> 8);
 			out[2] = (uint8_t) v;
 			in += 4;
 			out += 3;
 		}
+
+		/*
+		 * BASE64_BAD_PAIR marks a pair with a bad character; valid values
+		 * are below 4096.  Checked once a stride, not once a group: a bad
+		 * input is refused all the same (what was written into dst is then
+		 * discarded), and the loop has no branch.
+		 */
+		if ((seen & BASE64_BAD_PAIR) != 0)
+			return BF_BASE64;
 	}
 
 	if (rest > 0)
