@@ -37,7 +37,7 @@ COMMENT ON FUNCTION bloom_in(pg_catalog.cstring) IS
 	'text input of bloom: bloom:v1:h1:m<m>:k<k>:<base64 bits>, validated';
 COMMENT ON FUNCTION bloom_out(bloom) IS
 	'text output of bloom: bloom:v1:h1:m<m>:k<k>:<base64 bits>';
-COMMENT ON FUNCTION bloom_recv(internal) IS
+COMMENT ON FUNCTION bloom_recv(pg_catalog.internal) IS
 	'binary input of bloom (COPY BINARY, binary protocol), validated';
 COMMENT ON FUNCTION bloom_send(bloom) IS
 	'binary output of bloom: header with m big-endian, then the bit array';

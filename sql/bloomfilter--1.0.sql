@@ -8,19 +8,19 @@
 
 CREATE TYPE bloom;
 
-CREATE FUNCTION bloom_in(cstring) RETURNS bloom
+CREATE FUNCTION bloom_in(pg_catalog.cstring) RETURNS bloom
 	AS 'MODULE_PATHNAME', 'bloom_in'
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
-CREATE FUNCTION bloom_out(bloom) RETURNS cstring
+CREATE FUNCTION bloom_out(bloom) RETURNS pg_catalog.cstring
 	AS 'MODULE_PATHNAME', 'bloom_out'
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
-CREATE FUNCTION bloom_recv(internal) RETURNS bloom
+CREATE FUNCTION bloom_recv(pg_catalog.internal) RETURNS bloom
 	AS 'MODULE_PATHNAME', 'bloom_recv'
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
-CREATE FUNCTION bloom_send(bloom) RETURNS bytea
+CREATE FUNCTION bloom_send(bloom) RETURNS pg_catalog.bytea
 	AS 'MODULE_PATHNAME', 'bloom_send'
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
@@ -58,43 +58,43 @@ COMMENT ON FUNCTION bloom_empty_mk(pg_catalog.int8, pg_catalog.int4) IS
 
 -- Not STRICT: a NULL element returns the filter unchanged, so
 -- UPDATE t SET f = bloom_add(f, x) never wipes a stored filter.
-CREATE FUNCTION bloom_add(bloom, anyelement) RETURNS bloom
+CREATE FUNCTION bloom_add(bloom, pg_catalog.anyelement) RETURNS bloom
 	AS 'MODULE_PATHNAME', 'bloom_add'
 	LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_add(bloom, anyelement) IS
+COMMENT ON FUNCTION bloom_add(bloom, pg_catalog.anyelement) IS
 	'a copy of the filter with the value added (a NULL value leaves it unchanged)';
 
 --
 -- Membership
 --
 
-CREATE FUNCTION bloom_contains(bloom, anyelement) RETURNS pg_catalog.bool
+CREATE FUNCTION bloom_contains(bloom, pg_catalog.anyelement) RETURNS pg_catalog.bool
 	AS 'MODULE_PATHNAME', 'bloom_contains'
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_contains(bloom, anyelement) IS
+COMMENT ON FUNCTION bloom_contains(bloom, pg_catalog.anyelement) IS
 	'false if the value was certainly never added; true if it probably was';
 
-CREATE FUNCTION bloom_contained_by(anyelement, bloom) RETURNS pg_catalog.bool
+CREATE FUNCTION bloom_contained_by(pg_catalog.anyelement, bloom) RETURNS pg_catalog.bool
 	AS 'MODULE_PATHNAME', 'bloom_contained_by'
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_contained_by(anyelement, bloom) IS
+COMMENT ON FUNCTION bloom_contained_by(pg_catalog.anyelement, bloom) IS
 	'bloom_contains with the arguments swapped, for the <@ operator';
 
 CREATE OPERATOR @> (
 	LEFTARG = bloom,
-	RIGHTARG = anyelement,
+	RIGHTARG = pg_catalog.anyelement,
 	FUNCTION = bloom_contains,
 	COMMUTATOR = <@
 );
-COMMENT ON OPERATOR @> (bloom, anyelement) IS 'filter probably contains value';
+COMMENT ON OPERATOR @> (bloom, pg_catalog.anyelement) IS 'filter probably contains value';
 
 CREATE OPERATOR <@ (
-	LEFTARG = anyelement,
+	LEFTARG = pg_catalog.anyelement,
 	RIGHTARG = bloom,
 	FUNCTION = bloom_contained_by,
 	COMMUTATOR = @>
 );
-COMMENT ON OPERATOR <@ (anyelement, bloom) IS 'value probably contained in filter';
+COMMENT ON OPERATOR <@ (pg_catalog.anyelement, bloom) IS 'value probably contained in filter';
 
 --
 -- Set operations
@@ -169,8 +169,8 @@ CREATE OPERATOR = (
 	FUNCTION = bloom_eq,
 	COMMUTATOR = =,
 	NEGATOR = <>,
-	RESTRICT = eqsel,
-	JOIN = eqjoinsel,
+	RESTRICT = pg_catalog.eqsel,
+	JOIN = pg_catalog.eqjoinsel,
 	HASHES
 );
 COMMENT ON OPERATOR = (bloom, bloom) IS 'same shape and same bits';
@@ -181,8 +181,8 @@ CREATE OPERATOR <> (
 	FUNCTION = bloom_ne,
 	COMMUTATOR = <>,
 	NEGATOR = =,
-	RESTRICT = neqsel,
-	JOIN = neqjoinsel
+	RESTRICT = pg_catalog.neqsel,
+	JOIN = pg_catalog.neqjoinsel
 );
 COMMENT ON OPERATOR <> (bloom, bloom) IS 'different shape or different bits';
 
@@ -238,76 +238,76 @@ COMMENT ON FUNCTION bloom_info(bloom) IS
 -- it is serialized only to move between parallel workers.
 --
 
-CREATE FUNCTION bloom_agg_transfn(internal, anyelement, pg_catalog.float8, pg_catalog.int8)
-	RETURNS internal
+CREATE FUNCTION bloom_agg_transfn(pg_catalog.internal, pg_catalog.anyelement, pg_catalog.float8, pg_catalog.int8)
+	RETURNS pg_catalog.internal
 	AS 'MODULE_PATHNAME', 'bloom_agg_transfn'
 	LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_transfn(internal, anyelement, pg_catalog.float8, pg_catalog.int8) IS
+COMMENT ON FUNCTION bloom_agg_transfn(pg_catalog.internal, pg_catalog.anyelement, pg_catalog.float8, pg_catalog.int8) IS
 	'transition function of bloom_agg';
 
-CREATE FUNCTION bloom_agg_finalfn(internal) RETURNS bloom
+CREATE FUNCTION bloom_agg_finalfn(pg_catalog.internal) RETURNS bloom
 	AS 'MODULE_PATHNAME', 'bloom_agg_finalfn'
 	LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_finalfn(internal) IS
+COMMENT ON FUNCTION bloom_agg_finalfn(pg_catalog.internal) IS
 	'final function of bloom_agg: the filter, or an empty one of the requested shape when no rows';
 
-CREATE FUNCTION bloom_union_agg_transfn(internal, bloom) RETURNS internal
+CREATE FUNCTION bloom_union_agg_transfn(pg_catalog.internal, bloom) RETURNS pg_catalog.internal
 	AS 'MODULE_PATHNAME', 'bloom_union_agg_transfn'
 	LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_union_agg_transfn(internal, bloom) IS
+COMMENT ON FUNCTION bloom_union_agg_transfn(pg_catalog.internal, bloom) IS
 	'transition function of bloom_union_agg';
 
-CREATE FUNCTION bloom_intersection_agg_transfn(internal, bloom) RETURNS internal
+CREATE FUNCTION bloom_intersection_agg_transfn(pg_catalog.internal, bloom) RETURNS pg_catalog.internal
 	AS 'MODULE_PATHNAME', 'bloom_intersection_agg_transfn'
 	LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_intersection_agg_transfn(internal, bloom) IS
+COMMENT ON FUNCTION bloom_intersection_agg_transfn(pg_catalog.internal, bloom) IS
 	'transition function of bloom_intersection_agg';
 
-CREATE FUNCTION bloom_setop_agg_finalfn(internal) RETURNS bloom
+CREATE FUNCTION bloom_setop_agg_finalfn(pg_catalog.internal) RETURNS bloom
 	AS 'MODULE_PATHNAME', 'bloom_setop_agg_finalfn'
 	LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_setop_agg_finalfn(internal) IS
+COMMENT ON FUNCTION bloom_setop_agg_finalfn(pg_catalog.internal) IS
 	'final function of bloom_union_agg and bloom_intersection_agg: the filter, NULL when no non-NULL rows';
 
-CREATE FUNCTION bloom_union_agg_combinefn(internal, internal) RETURNS internal
+CREATE FUNCTION bloom_union_agg_combinefn(pg_catalog.internal, pg_catalog.internal) RETURNS pg_catalog.internal
 	AS 'MODULE_PATHNAME', 'bloom_union_agg_combinefn'
 	LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_union_agg_combinefn(internal, internal) IS
+COMMENT ON FUNCTION bloom_union_agg_combinefn(pg_catalog.internal, pg_catalog.internal) IS
 	'combine function of bloom_agg and bloom_union_agg (bitwise OR of partial filters)';
 
-CREATE FUNCTION bloom_intersection_agg_combinefn(internal, internal) RETURNS internal
+CREATE FUNCTION bloom_intersection_agg_combinefn(pg_catalog.internal, pg_catalog.internal) RETURNS pg_catalog.internal
 	AS 'MODULE_PATHNAME', 'bloom_intersection_agg_combinefn'
 	LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_intersection_agg_combinefn(internal, internal) IS
+COMMENT ON FUNCTION bloom_intersection_agg_combinefn(pg_catalog.internal, pg_catalog.internal) IS
 	'combine function of bloom_intersection_agg (bitwise AND of partial filters)';
 
-CREATE FUNCTION bloom_agg_serialfn(internal) RETURNS pg_catalog.bytea
+CREATE FUNCTION bloom_agg_serialfn(pg_catalog.internal) RETURNS pg_catalog.bytea
 	AS 'MODULE_PATHNAME', 'bloom_agg_serialfn'
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_serialfn(internal) IS
+COMMENT ON FUNCTION bloom_agg_serialfn(pg_catalog.internal) IS
 	'serialize a partial filter to send it between parallel workers';
 
-CREATE FUNCTION bloom_agg_deserialfn(pg_catalog.bytea, internal) RETURNS internal
+CREATE FUNCTION bloom_agg_deserialfn(pg_catalog.bytea, pg_catalog.internal) RETURNS pg_catalog.internal
 	AS 'MODULE_PATHNAME', 'bloom_agg_deserialfn'
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_deserialfn(pg_catalog.bytea, internal) IS
+COMMENT ON FUNCTION bloom_agg_deserialfn(pg_catalog.bytea, pg_catalog.internal) IS
 	'deserialize (and validate) a partial filter received from a parallel worker';
 
-CREATE AGGREGATE bloom_agg(anyelement, pg_catalog.float8, pg_catalog.int8) (
+CREATE AGGREGATE bloom_agg(pg_catalog.anyelement, pg_catalog.float8, pg_catalog.int8) (
 	SFUNC = bloom_agg_transfn,
-	STYPE = internal,
+	STYPE = pg_catalog.internal,
 	FINALFUNC = bloom_agg_finalfn,
 	COMBINEFUNC = bloom_union_agg_combinefn,
 	SERIALFUNC = bloom_agg_serialfn,
 	DESERIALFUNC = bloom_agg_deserialfn,
 	PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE bloom_agg(anyelement, pg_catalog.float8, pg_catalog.int8) IS
+COMMENT ON AGGREGATE bloom_agg(pg_catalog.anyelement, pg_catalog.float8, pg_catalog.int8) IS
 	'filter of the non-NULL values, sized by (false_positive_rate, capacity)';
 
 CREATE AGGREGATE bloom_union_agg(bloom) (
 	SFUNC = bloom_union_agg_transfn,
-	STYPE = internal,
+	STYPE = pg_catalog.internal,
 	FINALFUNC = bloom_setop_agg_finalfn,
 	COMBINEFUNC = bloom_union_agg_combinefn,
 	SERIALFUNC = bloom_agg_serialfn,
@@ -318,7 +318,7 @@ COMMENT ON AGGREGATE bloom_union_agg(bloom) IS 'union of the non-NULL filters (a
 
 CREATE AGGREGATE bloom_intersection_agg(bloom) (
 	SFUNC = bloom_intersection_agg_transfn,
-	STYPE = internal,
+	STYPE = pg_catalog.internal,
 	FINALFUNC = bloom_setop_agg_finalfn,
 	COMBINEFUNC = bloom_intersection_agg_combinefn,
 	SERIALFUNC = bloom_agg_serialfn,

@@ -125,26 +125,23 @@ bloom_recv(PG_FUNCTION_ARGS)
 	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
 	const uint8_t *data = (const uint8_t *) buf->data + buf->cursor;
 	size_t		len = buf->len - buf->cursor;
-	BloomHeader header;
-	const uint8_t *bits;
-	BloomFilter *filter;
+	BloomView	view;
 	bf_status	status;
 
 	/* The filter is no larger than what was received, which must fit. */
 	if (len > BLOOM_MAX_VARLENA_BYTES - VARHDRSZ)
 		status = BF_TOO_LARGE;
 	else
-		status = bf_binary_decode(data, len, &header, &bits);
+		status = bf_binary_decode(data, len, &view.header, &view.bits);
 	if (status != BF_OK)
 		ereport(ERROR,
 				errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 				errmsg("invalid external binary representation for type bloom"),
 				errdetail("%s", bf_status_message(status)));
 
-	filter = bloom_alloc_like(&header);
-	memcpy(filter->bits, bits, bloom_payload_bytes(header.m));
+	view.nbytes = bloom_payload_bytes(view.header.m);
 	buf->cursor = buf->len;
-	PG_RETURN_POINTER(filter);
+	PG_RETURN_POINTER(bloom_copy(&view));
 }
 
 PG_FUNCTION_INFO_V1(bloom_send);

@@ -158,11 +158,11 @@ bloom_palloc_large(Size size)
 }
 
 /*
- * A filter of the given shape; its bit array zeroed when zero_bits, else
- * left for the caller to write in full.
+ * A filter with its header set and its bit array not yet written.  The
+ * callers below write every byte of the bit array.
  */
 static BloomFilter *
-bloom_alloc_shape(uint64 m, uint32 k, uint8 hash_scheme, bool zero_bits)
+bloom_alloc_unfilled(uint64 m, uint32 k, uint8 hash_scheme)
 {
 	uint64		size = BLOOM_BITS_OFFSET + bloom_payload_bytes(m);
 	BloomFilter *filter;
@@ -172,8 +172,6 @@ bloom_alloc_shape(uint64 m, uint32 k, uint8 hash_scheme, bool zero_bits)
 		elog(ERROR, "invalid bloom filter shape m = " UINT64_FORMAT ", k = %u", m, k);
 
 	filter = (BloomFilter *) bloom_palloc_large(size);
-	if (zero_bits)
-		memset(filter, 0, size);
 	SET_VARSIZE(filter, size);
 	filter->format_version = BLOOM_FORMAT_VERSION;
 	filter->hash_scheme = hash_scheme;
@@ -183,16 +181,43 @@ bloom_alloc_shape(uint64 m, uint32 k, uint8 hash_scheme, bool zero_bits)
 	return filter;
 }
 
+/*
+ * Zero (src NULL) or copy a bit array a stride at a time, checking for
+ * interrupts in between: the first write to a freshly allocated large array
+ * takes page faults (measured at about 1.5 s per GB on a small machine), and
+ * a query cancel should not wait for them.
+ */
+static void
+bloom_fill_bits(uint8 *dst, const uint8 *src, size_t nbytes)
+{
+	size_t		offset;
+
+	for (offset = 0; offset < nbytes; offset += BF_INTERRUPT_STRIDE)
+	{
+		size_t		n = Min(BF_INTERRUPT_STRIDE, nbytes - offset);
+
+		if (offset > 0)
+			CHECK_FOR_INTERRUPTS();
+		if (src != NULL)
+			memcpy(dst + offset, src + offset, n);
+		else
+			memset(dst + offset, 0, n);
+	}
+}
+
 BloomFilter *
 bloom_alloc(uint64 m, uint32 k, uint8 hash_scheme)
 {
-	return bloom_alloc_shape(m, k, hash_scheme, true);
+	BloomFilter *filter = bloom_alloc_unfilled(m, k, hash_scheme);
+
+	bloom_fill_bits(filter->bits, NULL, bloom_payload_bytes(m));
+	return filter;
 }
 
 BloomFilter *
 bloom_alloc_like(const BloomHeader *header)
 {
-	return bloom_alloc_shape(header->m, header->k, header->hash_scheme, false);
+	return bloom_alloc_unfilled(header->m, header->k, header->hash_scheme);
 }
 
 BloomFilter *
@@ -200,7 +225,8 @@ bloom_copy(const BloomView *view)
 {
 	BloomFilter *filter = bloom_alloc_like(&view->header);
 
-	memcpy(filter->bits, view->bits, view->nbytes);
+	Assert(view->nbytes == bloom_payload_bytes(view->header.m));
+	bloom_fill_bits(filter->bits, view->bits, view->nbytes);
 	return filter;
 }
 
