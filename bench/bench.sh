@@ -7,7 +7,8 @@
 # of cases.sql (measure.sql) and prints medians and ratios (report.sql).
 # Everything printed is also written to bench/results/latest.txt.
 #
-# Environment: BENCH_ROUNDS (timed rounds per query, default 5).
+# Environment: BENCH_ROUNDS (timed rounds per query, default 5); BLOOM_INST,
+# the install tree (scripts/run.sh sets it), for the callgrind count.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -41,6 +42,13 @@ t=$SECONDS
 echo "timed in $((SECONDS - t))s" | tee -a "$out"
 echo | tee -a "$out"
 "${psql[@]}" -f "$here/report.sql" | tee -a "$out"
+
+# (f): instructions per call, which do not wobble with the machine's load.
+if [ -n "${BLOOM_INST:-}" ]; then
+	echo | tee -a "$out"
+	echo "callgrind (bench/callgrind.sh): in-cache filter of 10,000 values at p = 0.01 (12 kB), 100,000 calls" | tee -a "$out"
+	"$here/callgrind.sh" "$BLOOM_INST" 2>&1 | tee -a "$out"
+fi
 
 mv "$out" "$here/results/latest.txt"
 trap - EXIT

@@ -29,7 +29,7 @@ heading() { printf '\n==== %s ====\n' "$*"; }
 
 heading "set-up"
 extra=()
-[ "$mode" = bench ] && extra=(postgresql-15-hll)
+[ "$mode" = bench ] && extra=(postgresql-15-hll valgrind)
 [ "$mode" = plots ] && extra=(gnuplot-nox)
 "$ROOT/scripts/setup.sh" "${extra[@]}"
 echo "dependencies present"
@@ -93,7 +93,7 @@ bench)
 	"${cluster[@]}" -o shared_buffers=2GB -o max_parallel_workers_per_gather=0 \
 		-o jit=off -o work_mem=1GB -o maintenance_work_mem=1GB \
 		-o max_wal_size=8GB -o checkpoint_timeout=1h \
-		"$inst" "$ROOT/bench/bench.sh"
+		"$inst" env BLOOM_INST="$inst" "$ROOT/bench/bench.sh"
 	exit 0
 	;;
 plots)
