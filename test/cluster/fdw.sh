@@ -101,6 +101,9 @@ CREATE FOREIGN TABLE items (id int8, name text, payload text)
 	SERVER remote OPTIONS (table_name 'items');
 CREATE FOREIGN TABLE items_plain (id int8, name text, payload text)
 	SERVER remote_plain OPTIONS (table_name 'items');
+-- And through a foreign table that asks the remote for estimates.
+CREATE FOREIGN TABLE items_est (id int8, name text, payload text)
+	SERVER remote OPTIONS (table_name 'items', use_remote_estimate 'true');
 
 CREATE TABLE keys AS
 	SELECT (g * 97)::int8 AS id, 'item-' || (g * 97) AS name FROM generate_series(1, 1000) g
@@ -167,6 +170,20 @@ check "without OPTIONS (extensions 'bloomfilter') the remote sends every row" \
 	"Remote SQL: SELECT id, name, payload FROM public.items" "$(remote_sql_of "$out")"
 check_has "  ... and bloom_contains runs locally" "Filter: bloom_contains(\$0, r.id)" "$out"
 
+# A filter read from a row of a joined table is a join clause: postgres_fdw
+# considers parameterized foreign scans only with use_remote_estimate.
+join_form="SELECT r.* FROM %s r, local_filters lf WHERE lf.name = 'ids' AND bloom_contains(lf.f, r.id)"
+# shellcheck disable=SC2059
+out=$(explain "" "$(printf "$join_form" items)")
+check "filter from a joined row, without use_remote_estimate: not shipped" \
+	"Remote SQL: SELECT id, name, payload FROM public.items" "$(remote_sql_of "$out")"
+check_has "  ... but applied locally as a join filter" "Join Filter: bloom_contains(lf.f, r.id)" "$out"
+# shellcheck disable=SC2059
+out=$(explain "" "$(printf "$join_form" items_est)")
+check_has "filter from a joined row, with use_remote_estimate: a parameterized scan ships it as \$1" \
+	"WHERE (public.bloom_contains(\$1::public.bloom, id))" "$out"
+check_has "  ... under a nested loop" "Nested Loop" "$out"
+
 # ---- 2. the rows that come back, and correctness ----
 ids_text=$(local_sql -c "SELECT f::text FROM local_filters WHERE name = 'ids'")
 names_text=$(local_sql -c "SELECT f::text FROM local_filters WHERE name = 'names'")
@@ -182,6 +199,8 @@ if [ "$shipped" -ge 1000 ] && [ "$fp" -le 2000 ]; then
 else
 	fail "  ... every match and at most 2,000 false positives" "foreign scan rows: $shipped"
 fi
+got=$(local_sql -c "SELECT count(*) FROM items_est r, local_filters lf WHERE lf.name = 'ids' AND bloom_contains(lf.f, r.id)")
+check "the parameterized scan (filter from a joined row) returns the same rows" "$remote_pass" "$got"
 plain_rows=$(local_sql -c "SELECT foreign_scan_rows('SELECT r.* FROM items r JOIN keys k ON k.id = r.id')")
 check "the plain join's foreign scan returns the whole table" "100000" "$plain_rows"
 
