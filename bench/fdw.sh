@@ -61,7 +61,7 @@ esac
 rounds=${BENCH_ROUNDS:-5}
 bindir=$("$PG_CONFIG" --bindir)
 psql=("$bindir/psql" -X -q -v ON_ERROR_STOP=1 -P pager=off)
-remote_psql() { PGHOST=$FDW_REMOTE_SOCKET PGPORT=$FDW_REMOTE_PORT "${psql[@]}" "$@"; }
+remote_psql() { PGHOST=$FDW_REMOTE_SOCKET PGPORT=$FDW_REMOTE_PORT "${psql[@]}"; }
 work=$(mktemp -d /tmp/bloomfilter-fdwbench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 chmod 755 "$work"
@@ -213,5 +213,5 @@ SELECT name, (bloom_info(f)).m, (bloom_info(f)).k,
 	octet_length(f::text) AS "text bytes",
 	round(io.out_us::numeric, 1) AS "text output us",
 	round(io.in_us::numeric, 1) AS "text input us"
-FROM local_filters, text_io_us(f, 2000) io ORDER BY octet_length(f::text);
+FROM local_filters, text_io_us(f, 20000) io ORDER BY octet_length(f::text);
 SQL

@@ -69,6 +69,7 @@ check_has() { if grep -qF -- "$2" <<<"$3"; then pass "$1"; else fail "$1" "no \"
 check_lacks() { if grep -qF -- "$2" <<<"$3"; then fail "$1" "unexpected \"$2\" in:"$'\n'"$3"; else pass "$1"; fi; }
 # count_of FIXED-STRING TEXT: the number of lines of TEXT holding the string
 count_of() { grep -cF -- "$1" <<<"$2" || true; }
+# explain SETUP QUERY: the plan of QUERY, in a session that runs SETUP first
 explain() { local_sql -c "${1%;}; EXPLAIN (VERBOSE, COSTS OFF) $2"; }
 # remote_sql_of PLAN: its (first) Remote SQL line, without the indentation
 remote_sql_of() { grep -m1 -F "Remote SQL:" <<<"$1" | sed 's/^ *//'; }
