@@ -86,6 +86,9 @@ CREATE TABLE items AS
 CREATE TABLE mixed_1 AS SELECT 1 AS shard, g::int8 AS id FROM generate_series(1, 60000) g WHERE g % 3 = 1;
 CREATE TABLE mixed_2 AS SELECT 2 AS shard, g::int8 AS id FROM generate_series(1, 60000) g WHERE g % 3 = 2;
 ANALYZE;
+CREATE DATABASE noext;
+\c noext
+CREATE TABLE items AS SELECT g::int8 AS id FROM generate_series(1, 100) g;
 SQL
 local_sql -v rhost="$FDW_REMOTE_HOST" -v rport="$FDW_REMOTE_PORT" <<'SQL'
 CREATE EXTENSION bloomfilter;
@@ -102,6 +105,11 @@ CREATE FOREIGN TABLE items (id int8, name text, payload text)
 	SERVER remote OPTIONS (table_name 'items');
 CREATE FOREIGN TABLE items_plain (id int8, name text, payload text)
 	SERVER remote_plain OPTIONS (table_name 'items');
+-- A server that lists the extension but does not have it.
+CREATE SERVER remote_noext FOREIGN DATA WRAPPER postgres_fdw
+	OPTIONS (host :'rhost', port :'rport', dbname 'noext', extensions 'bloomfilter');
+CREATE USER MAPPING FOR CURRENT_USER SERVER remote_noext OPTIONS (user 'postgres');
+CREATE FOREIGN TABLE items_noext (id int8) SERVER remote_noext OPTIONS (table_name 'items');
 -- And through a foreign table that asks the remote for estimates.
 CREATE FOREIGN TABLE items_est (id int8, name text, payload text)
 	SERVER remote OPTIONS (table_name 'items', use_remote_estimate 'true');
@@ -170,6 +178,12 @@ out=$(explain "" "SELECT * FROM items_plain r WHERE bloom_contains($ids_filter, 
 check "without OPTIONS (extensions 'bloomfilter') the remote sends every row" \
 	"Remote SQL: SELECT id, name, payload FROM public.items" "$(remote_sql_of "$out")"
 check_has "  ... and bloom_contains runs locally" "Filter: bloom_contains(\$0, r.id)" "$out"
+
+# Listing an extension the remote does not have fails cleanly on the remote.
+err=$(local_sql -c "SELECT count(*) FROM items_noext r WHERE bloom_contains($ids_filter, r.id)" 2>&1)
+check_has "a server listing the extension without having it: a clean error from the remote" \
+	'ERROR:  type "public.bloom" does not exist' "$err"
+check "  ... while queries without the filter work" "100" "$(local_sql -c "SELECT count(*) FROM items_noext" 2>&1)"
 
 # A filter read from a row of a joined table is a join clause: postgres_fdw
 # considers parameterized foreign scans only with use_remote_estimate.
