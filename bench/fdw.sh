@@ -36,6 +36,8 @@ self=$here/fdw.sh
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 settings=(-o shared_buffers=512MB -o max_parallel_workers_per_gather=0 -o jit=off -o work_mem=256MB)
 
+command -v ss >/dev/null || { echo "$0: needs ss, for the byte counts (apt-get install iproute2)" >&2; exit 1; }
+
 case ${2:-} in
 "")
 	port=${BENCH_FDW_PORT:-}
