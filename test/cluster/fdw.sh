@@ -1,0 +1,318 @@
+#!/usr/bin/env bash
+# test/cluster/fdw.sh INSTDIR: distributed semi-joins through postgres_fdw.
+#
+# Two throwaway clusters (test/pg_cluster.sh, nested): the outer one is the
+# "remote" server that holds the big table and the shards, the inner one the
+# "local" server with the keys, a postgres_fdw server pointing at the remote
+# with OPTIONS (extensions 'bloomfilter'), and foreign tables.  Both load the
+# extension from INSTDIR.  It checks that
+#
+#   - bloom_contains, @> and <@ are shipped in the Remote SQL, with the filter
+#     as a parameter ($1), in the forms people write: a scalar subquery (an
+#     InitPlan), a filter built inline by bloom_agg, a prepared statement's
+#     parameter (generic plan) or a constant (custom plan), int8 and text keys;
+#     and that they are not shipped without the extensions option;
+#   - the foreign scan returns exactly the rows the remote's own bloom_contains
+#     accepts (the matches plus false positives, within a stated bound), and
+#     the prefiltered semi-join gives the same rows as the plain join;
+#   - bloom_agg over a foreign table is computed remotely and comes back
+#     bit-identical (in text form);
+#   - partitionwise aggregation: per-partition bloom_agg combined (Partial /
+#     Finalize, or bloom_union_agg over GROUP BY the partition key) equals the
+#     single bloom_agg, bit for bit, over local partitions and over foreign
+#     partitions on the second server.
+#
+# Prints "fdw: N passed, M failed" last; exits non-zero on any failure.
+set -uo pipefail
+
+inst=${1:?usage: $0 INSTDIR}
+root=${BLOOM_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+self=$root/test/cluster/fdw.sh
+
+case ${2:-} in
+"")
+	# Start the remote cluster, and the local one inside it.
+	exec "$root/test/pg_cluster.sh" "$inst" "$self" "$inst" --remote-started
+	;;
+--remote-started)
+	# pg_cluster.sh gives each command its own PGHOST/PGPORT: keep the
+	# remote's before the local cluster replaces them.
+	export FDW_REMOTE_HOST=$PGHOST FDW_REMOTE_PORT=$PGPORT
+	exec "$root/test/pg_cluster.sh" "$inst" "$self" "$inst" --run
+	;;
+--run) ;;
+*)
+	echo "usage: $0 INSTDIR" >&2
+	exit 2
+	;;
+esac
+
+bindir=$("${PG_CONFIG:-pg_config}" --bindir)
+psql_opts=(-X -q -A -t -v ON_ERROR_STOP=1 -P pager=off)
+local_sql() { "$bindir/psql" "${psql_opts[@]}" "$@"; }
+remote_sql() { PGHOST=$FDW_REMOTE_HOST PGPORT=$FDW_REMOTE_PORT "$bindir/psql" "${psql_opts[@]}" "$@"; }
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "ok     $1"; }
+fail() {
+	failed=$((failed + 1))
+	echo "FAILED $1"
+	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/       | /'
+	return 0
+}
+# check NAME EXPECTED ACTUAL
+check() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "expected: $2"$'\n'"got:      $3"; fi; }
+# check_has NAME FIXED-STRING TEXT: TEXT contains the string
+check_has() { if grep -qF -- "$2" <<<"$3"; then pass "$1"; else fail "$1" "no \"$2\" in:"$'\n'"$3"; fi; }
+# check_lacks NAME FIXED-STRING TEXT
+check_lacks() { if grep -qF -- "$2" <<<"$3"; then fail "$1" "unexpected \"$2\" in:"$'\n'"$3"; else pass "$1"; fi; }
+# count_of FIXED-STRING TEXT: the number of lines of TEXT holding the string
+count_of() { grep -cF -- "$1" <<<"$2" || true; }
+# explain SETUP QUERY: the plan of QUERY, in a session that runs SETUP first
+explain() { local_sql -c "${1%;}; EXPLAIN (VERBOSE, COSTS OFF) $2"; }
+# remote_sql_of PLAN: its (first) Remote SQL line, without the indentation
+remote_sql_of() { grep -m1 -F "Remote SQL:" <<<"$1" | sed 's/^ *//'; }
+
+# ---- the data ----
+# Remote: items(id, name, payload), 100,000 rows; shards of a partitioned
+# table.  Local: 1,000 keys that match (every 97th id) and 20 that do not.
+set -e
+remote_sql <<'SQL'
+CREATE EXTENSION bloomfilter;
+CREATE TABLE items AS
+	SELECT g::int8 AS id, 'item-' || g AS name, md5(g::text) AS payload
+	FROM generate_series(1, 100000) g;
+CREATE TABLE mixed_1 AS SELECT 1 AS shard, g::int8 AS id FROM generate_series(1, 60000) g WHERE g % 3 = 1;
+CREATE TABLE mixed_2 AS SELECT 2 AS shard, g::int8 AS id FROM generate_series(1, 60000) g WHERE g % 3 = 2;
+ANALYZE;
+CREATE DATABASE noext;
+\c noext
+CREATE TABLE items AS SELECT g::int8 AS id FROM generate_series(1, 100) g;
+SQL
+local_sql -v rhost="$FDW_REMOTE_HOST" -v rport="$FDW_REMOTE_PORT" <<'SQL'
+CREATE EXTENSION bloomfilter;
+CREATE EXTENSION postgres_fdw;
+CREATE SERVER remote FOREIGN DATA WRAPPER postgres_fdw
+	OPTIONS (host :'rhost', port :'rport', dbname 'postgres', extensions 'bloomfilter');
+CREATE USER MAPPING FOR CURRENT_USER SERVER remote OPTIONS (user 'postgres');
+-- The same remote table through a server that does not list the extension.
+CREATE SERVER remote_plain FOREIGN DATA WRAPPER postgres_fdw
+	OPTIONS (host :'rhost', port :'rport', dbname 'postgres');
+CREATE USER MAPPING FOR CURRENT_USER SERVER remote_plain OPTIONS (user 'postgres');
+
+CREATE FOREIGN TABLE items (id int8, name text, payload text)
+	SERVER remote OPTIONS (table_name 'items');
+CREATE FOREIGN TABLE items_plain (id int8, name text, payload text)
+	SERVER remote_plain OPTIONS (table_name 'items');
+-- A server that lists the extension but does not have it.
+CREATE SERVER remote_noext FOREIGN DATA WRAPPER postgres_fdw
+	OPTIONS (host :'rhost', port :'rport', dbname 'noext', extensions 'bloomfilter');
+CREATE USER MAPPING FOR CURRENT_USER SERVER remote_noext OPTIONS (user 'postgres');
+CREATE FOREIGN TABLE items_noext (id int8) SERVER remote_noext OPTIONS (table_name 'items');
+-- And through a foreign table that asks the remote for estimates.
+CREATE FOREIGN TABLE items_est (id int8, name text, payload text)
+	SERVER remote OPTIONS (table_name 'items', use_remote_estimate 'true');
+
+CREATE TABLE keys AS
+	SELECT (g * 97)::int8 AS id, 'item-' || (g * 97) AS name FROM generate_series(1, 1000) g
+	UNION ALL
+	SELECT g::int8, 'item-' || g FROM generate_series(200001, 200020) g;
+CREATE TABLE local_filters (name text PRIMARY KEY, f bloom NOT NULL);
+INSERT INTO local_filters
+	SELECT 'ids', bloom_agg(id, 0.01, 1020) FROM keys
+	UNION ALL
+	SELECT 'names', bloom_agg(name, 0.01, 1020) FROM keys;
+ANALYZE keys;
+ANALYZE local_filters;
+
+-- Rows the Foreign Scan node of a query returned (EXPLAIN ANALYZE).
+CREATE FUNCTION foreign_scan_rows(query text) RETURNS int8 LANGUAGE plpgsql AS $$
+DECLARE
+	plan jsonb;
+BEGIN
+	EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, FORMAT JSON) ' || query INTO plan;
+	RETURN jsonb_path_query_first(plan,
+		'$.** ? (@."Node Type" == "Foreign Scan")."Actual Rows"')::int8;
+END
+$$;
+SQL
+set +e
+
+ids_filter="(SELECT f FROM local_filters WHERE name = 'ids')"
+names_filter="(SELECT f FROM local_filters WHERE name = 'names')"
+
+# ---- 1. pushdown of the predicate ----
+out=$(explain "" "SELECT * FROM items r WHERE bloom_contains($ids_filter, r.id)")
+check_has "bloom_contains(scalar subquery, id) is in the Remote SQL with the filter as \$1" \
+	"Remote SQL: SELECT id, name, payload FROM public.items WHERE (public.bloom_contains(\$1::public.bloom, id))" "$out"
+check_has "  ... and the filter comes from an InitPlan evaluated locally" "InitPlan 1 (returns \$0)" "$out"
+
+out=$(explain "" "SELECT * FROM items r WHERE $ids_filter @> r.id")
+check_has "filter @> id is in the Remote SQL" \
+	"WHERE ((\$1::public.bloom OPERATOR(public.@>) id))" "$out"
+out=$(explain "" "SELECT * FROM items r WHERE r.id <@ $ids_filter")
+check_has "id <@ filter is in the Remote SQL" \
+	"WHERE ((id OPERATOR(public.<@) \$1::public.bloom))" "$out"
+
+out=$(explain "" "SELECT * FROM items r WHERE bloom_contains((SELECT bloom_agg(id, 0.01, 1020) FROM keys), r.id)")
+check_has "a filter built inline by bloom_agg in a scalar subquery is shipped as \$1" \
+	"WHERE (public.bloom_contains(\$1::public.bloom, id))" "$out"
+
+out=$(explain "SET plan_cache_mode = force_generic_plan; PREPARE q(bloom) AS SELECT * FROM items r WHERE bloom_contains(\$1, r.id)" \
+	"EXECUTE q(bloom_empty(0.01, 10))")
+check_has "a prepared statement's parameter (generic plan) is shipped as \$1" \
+	"WHERE (public.bloom_contains(\$1::public.bloom, id))" "$out"
+check_lacks "  ... with no local filter step" "Filter:" "$out"
+
+out=$(explain "SET plan_cache_mode = force_custom_plan; PREPARE q(bloom) AS SELECT * FROM items r WHERE \$1 @> r.id" \
+	"EXECUTE q(bloom_empty_mk(64, 3))")
+check_has "a prepared statement's parameter (custom plan) is shipped as a constant in text form" \
+	"WHERE (('bloom:v1:h1:m64:k3:AAAAAAAAAAA='::public.bloom OPERATOR(public.@>) id))" "$out"
+
+out=$(explain "" "SELECT * FROM items r WHERE bloom_contains($names_filter, r.name)")
+check_has "a text key is shipped too" \
+	"WHERE (public.bloom_contains(\$1::public.bloom, name))" "$out"
+
+out=$(explain "" "SELECT * FROM items_plain r WHERE bloom_contains($ids_filter, r.id)")
+check "without OPTIONS (extensions 'bloomfilter') the remote sends every row" \
+	"Remote SQL: SELECT id, name, payload FROM public.items" "$(remote_sql_of "$out")"
+check_has "  ... and bloom_contains runs locally" "Filter: bloom_contains(\$0, r.id)" "$out"
+
+# Listing an extension the remote does not have fails cleanly on the remote.
+err=$(local_sql -c "SELECT count(*) FROM items_noext r WHERE bloom_contains($ids_filter, r.id)" 2>&1)
+check_has "a server listing the extension without having it: a clean error from the remote" \
+	'ERROR:  type "public.bloom" does not exist' "$err"
+check "  ... while queries without the filter work" "100" "$(local_sql -c "SELECT count(*) FROM items_noext" 2>&1)"
+
+# A filter read from a row of a joined table is a join clause: postgres_fdw
+# considers parameterized foreign scans only with use_remote_estimate.
+join_form="SELECT r.* FROM %s r, local_filters lf WHERE lf.name = 'ids' AND bloom_contains(lf.f, r.id)"
+# shellcheck disable=SC2059
+out=$(explain "" "$(printf "$join_form" items)")
+check "filter from a joined row, without use_remote_estimate: not shipped" \
+	"Remote SQL: SELECT id, name, payload FROM public.items" "$(remote_sql_of "$out")"
+check_has "  ... but applied locally as a join filter" "Join Filter: bloom_contains(lf.f, r.id)" "$out"
+# shellcheck disable=SC2059
+out=$(explain "" "$(printf "$join_form" items_est)")
+check_has "filter from a joined row, with use_remote_estimate: a parameterized scan ships it as \$1" \
+	"WHERE (public.bloom_contains(\$1::public.bloom, id))" "$out"
+check_has "  ... under a nested loop" "Nested Loop" "$out"
+
+# ---- 2. the rows that come back, and correctness ----
+ids_text=$(local_sql -c "SELECT f::text FROM local_filters WHERE name = 'ids'")
+names_text=$(local_sql -c "SELECT f::text FROM local_filters WHERE name = 'names'")
+remote_pass=$(remote_sql -c "SELECT count(*) FROM items WHERE bloom_contains('$ids_text'::bloom, id)")
+shipped=$(local_sql -c "SELECT foreign_scan_rows(\$q\$SELECT r.* FROM items r JOIN keys k ON k.id = r.id WHERE bloom_contains($ids_filter, r.id)\$q\$)")
+check "the foreign scan returns exactly the rows the remote's bloom_contains accepts" "$remote_pass" "$shipped"
+# 1,000 of the 100,000 ids match; the other 99,000 pass with probability
+# about 0.01 each: mean 990, standard deviation 31.  2,000 false positives
+# would be 32 standard deviations out.
+fp=$((shipped - 1000))
+if [ "$shipped" -ge 1000 ] && [ "$fp" -le 2000 ]; then
+	pass "  ... every match and $fp false positives (bound: 0 to 2,000 for a rate of 0.01 over 99,000)"
+else
+	fail "  ... every match and at most 2,000 false positives" "foreign scan rows: $shipped"
+fi
+got=$(local_sql -c "SELECT count(*) FROM items_est r, local_filters lf WHERE lf.name = 'ids' AND bloom_contains(lf.f, r.id)")
+check "the parameterized scan (filter from a joined row) returns the same rows" "$remote_pass" "$got"
+plain_rows=$(local_sql -c "SELECT foreign_scan_rows('SELECT r.* FROM items r JOIN keys k ON k.id = r.id')")
+check "the plain join's foreign scan returns the whole table" "100000" "$plain_rows"
+
+digest="SELECT count(*) || ' ' || md5(string_agg(id || ':' || name || ':' || payload, ',' ORDER BY id)) FROM"
+plain=$(local_sql -c "$digest (SELECT r.* FROM items r JOIN keys k ON k.id = r.id) s")
+pre=$(local_sql -c "$digest (SELECT r.* FROM items r JOIN keys k ON k.id = r.id WHERE bloom_contains($ids_filter, r.id)) s")
+check "the join has 1,000 rows" "1000" "${plain%% *}"
+check "prefiltered int8 semi-join = plain join (same rows)" "$plain" "$pre"
+pre=$(local_sql -c "$digest (SELECT r.* FROM items r WHERE $ids_filter @> r.id AND r.id IN (SELECT id FROM keys)) s")
+check "prefilter with @> then IN (exact) = plain join" "$plain" "$pre"
+pre=$(local_sql -c "$digest (SELECT r.* FROM items r JOIN keys k ON k.name = r.name WHERE r.name <@ $names_filter) s")
+check "prefiltered text semi-join = plain join" "$plain" "$pre"
+remote_pass=$(remote_sql -c "SELECT count(*) FROM items WHERE bloom_contains('$names_text'::bloom, name)")
+shipped=$(local_sql -c "SELECT foreign_scan_rows(\$q\$SELECT r.* FROM items r WHERE r.name <@ $names_filter\$q\$)")
+check "text key: the foreign scan returns exactly the rows the remote accepts" "$remote_pass" "$shipped"
+
+# The text form that travels: it reads back equal on the other server.
+same=$(remote_sql -c "SELECT '$ids_text'::bloom = (SELECT bloom_agg(g::int8 * 97, 0.01, 1020) FROM generate_series(1, 1000) g) | (SELECT bloom_agg(g::int8, 0.01, 1020) FROM generate_series(200001, 200020) g)")
+check "the filter's text form, read on the remote, equals the remote's own filter of the keys" "t" "$same"
+
+# ---- 3. the other direction: a filter of the remote side, built there ----
+out=$(explain "" "SELECT bloom_agg(id, 0.01, 100000) FROM items")
+check_has "bloom_agg over a foreign table is computed on the remote" \
+	"Remote SQL: SELECT public.bloom_agg(id, 0.01::double precision, 100000::bigint) FROM public.items" "$out"
+there=$(remote_sql -c "SELECT md5(bloom_agg(id, 0.01, 100000)::text) FROM items")
+here=$(local_sql -c "SELECT md5(bloom_agg(id, 0.01, 100000)::text) FROM items")
+check "  ... and comes back bit-identical" "$there" "$here"
+here=$(local_sql -c "SELECT md5(bloom_agg(g::int8, 0.01, 100000)::text) FROM generate_series(1, 100000) g")
+check "  ... equal to the filter of the same values built locally" "$there" "$here"
+
+# ---- 4. partitionwise aggregation over local partitions ----
+set -e
+local_sql <<'SQL'
+CREATE TABLE events (shard int, id int8) PARTITION BY LIST (shard);
+CREATE TABLE events_0 PARTITION OF events FOR VALUES IN (0);
+CREATE TABLE events_1 PARTITION OF events FOR VALUES IN (1);
+CREATE TABLE events_2 PARTITION OF events FOR VALUES IN (2);
+CREATE TABLE events_3 PARTITION OF events FOR VALUES IN (3);
+INSERT INTO events SELECT g % 4, g FROM generate_series(1, 80000) g;
+CREATE TABLE events_flat AS SELECT * FROM events;
+ANALYZE events;
+ANALYZE events_flat;
+SQL
+set +e
+whole=$(local_sql -c "SELECT md5(bloom_agg(id, 0.01, 80000)::text) FROM events_flat")
+pw="SET enable_partitionwise_aggregate = on"
+
+out=$(explain "$pw" "SELECT bloom_agg(id, 0.01, 80000) FROM events")
+check_has "partitionwise: a Finalize Aggregate on top" "Finalize Aggregate" "$out"
+check "  ... over one Partial Aggregate per partition" "4" "$(count_of "Partial Aggregate" "$out")"
+got=$(local_sql -c "$pw; SELECT md5(bloom_agg(id, 0.01, 80000)::text) FROM events")
+check "  ... gives the single-aggregate filter, bit for bit" "$whole" "$got"
+got=$(local_sql -c "SET enable_partitionwise_aggregate = off; SELECT md5(bloom_agg(id, 0.01, 80000)::text) FROM events")
+check "  ... as does the plan without partitionwise aggregation" "$whole" "$got"
+
+per_partition="SELECT bloom_union_agg(f) FROM (SELECT shard, bloom_agg(id, 0.01, 80000) AS f FROM events GROUP BY shard) s"
+out=$(explain "$pw" "$per_partition")
+check "bloom_agg per partition (GROUP BY the partition key): one aggregate per partition" \
+	"4" "$(count_of "Group Key: events" "$out")"
+check_lacks "  ... computed under the Append, not above it" "Partial Aggregate" "$out"
+got=$(local_sql -c "$pw; SELECT md5(($per_partition)::text)")
+check "  ... bloom_union_agg of them = the single bloom_agg, bit for bit" "$whole" "$got"
+got=$(local_sql -c "SELECT (SELECT bloom_union_agg(f) FROM (SELECT bloom_agg(id, 0.01, 80000) AS f FROM events GROUP BY shard) s) = (SELECT bloom_agg(id, 0.01, 80000) FROM events_flat)")
+check "  ... compared with bloom = as well" "t" "$got"
+
+# ---- 5. the same over foreign partitions on the second server ----
+set -e
+local_sql <<'SQL'
+CREATE TABLE mixed (shard int, id int8) PARTITION BY LIST (shard);
+CREATE TABLE mixed_0 PARTITION OF mixed FOR VALUES IN (0);
+INSERT INTO mixed_0 SELECT 0, g FROM generate_series(1, 60000) g WHERE g % 3 = 0;
+CREATE FOREIGN TABLE mixed_1 PARTITION OF mixed FOR VALUES IN (1) SERVER remote;
+CREATE FOREIGN TABLE mixed_2 PARTITION OF mixed FOR VALUES IN (2) SERVER remote;
+ANALYZE mixed;
+SQL
+set +e
+whole=$(local_sql -c "SELECT md5(bloom_agg(g::int8, 0.01, 60000)::text) FROM generate_series(1, 60000) g")
+per_shard="SELECT bloom_union_agg(f) FROM (SELECT shard, bloom_agg(id, 0.01, 60000) AS f FROM mixed GROUP BY shard) s"
+out=$(explain "$pw" "$per_shard")
+check "foreign partitions: bloom_agg per shard is computed on the remote, for each foreign shard" "2" \
+	"$(count_of "public.bloom_agg(id, 0.01::double precision, 60000::bigint) FROM public.mixed_" "$out")"
+check_has "  ... the local shard aggregated locally" "Seq Scan on public.mixed_0" "$out"
+got=$(local_sql -c "$pw; SELECT md5(($per_shard)::text)")
+check "  ... bloom_union_agg of the shards' filters = bloom_agg of all the values, bit for bit" "$whole" "$got"
+
+out=$(explain "$pw" "SELECT bloom_agg(id, 0.01, 60000) FROM mixed")
+check "without GROUP BY the partition key: Partial Aggregate per shard, locally" "3" "$(count_of "Partial Aggregate" "$out")"
+check_has "  ... over the remote rows (postgres_fdw in PostgreSQL 15 ships no partial aggregate)" \
+	"Remote SQL: SELECT id FROM public.mixed_1" "$out"
+got=$(local_sql -c "$pw; SELECT md5(bloom_agg(id, 0.01, 60000)::text) FROM mixed")
+check "  ... still bit-identical" "$whole" "$got"
+
+out=$(explain "" "SELECT * FROM mixed WHERE bloom_contains($ids_filter, id)")
+check "a prefilter on the partitioned table is shipped to each foreign shard" "2" \
+	"$(count_of "WHERE (public.bloom_contains(\$1::public.bloom, id))" "$out")"
+got=$(local_sql -c "SELECT count(*) FROM mixed WHERE bloom_contains($ids_filter, id) AND id IN (SELECT id FROM keys)")
+check "  ... with every match found (the keys up to 60,000: 618)" "618" "$got"
+
+echo "fdw: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
