@@ -359,7 +359,7 @@ bloom_unsupported_hash_scheme(const BloomView *view)
 }
 
 /* The membership test both contains functions share: the semi-join hot path. */
-static inline bool
+static pg_attribute_always_inline bool
 bloom_test_arguments(FunctionCallInfo fcinfo, int filter_argno, int value_argno)
 {
 	BloomView	view;
