@@ -97,6 +97,10 @@ SELECT 'id <@ $1',
 	   planned_rows('SELECT * FROM planner_big WHERE id <@ $1', f)
 FROM planner_filters WHERE id = 1
 UNION ALL
+SELECT 'bloom_contained_by(id, $1)',
+	   planned_rows('SELECT * FROM planner_big WHERE bloom_contained_by(id, $1)', f)
+FROM planner_filters WHERE id = 1
+UNION ALL
 SELECT 'bloom_contains(stable function, id)',
 	   planned_rows('SELECT * FROM planner_big WHERE bloom_contains(planner_filter(), id)')
 UNION ALL

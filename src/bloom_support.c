@@ -210,9 +210,12 @@ bloom_column_selectivity(VariableStatData *vardata, BloomEncoder *encoder,
 		distinct = vardata->rel->tuples;	/* no statistics: as if all distinct */
 	rest_distinct = Max(distinct - mcv_count, 1.0);
 
-	/* The filter's values not already found among the MCVs. */
+	/*
+	 * The filter's values not already found among the MCVs: those that
+	 * passed, less the false positives expected among them.
+	 */
 	rest_cardinality = cardinality -
-		(mcv_pass_count - false_positive_rate * mcv_count);
+		Max(mcv_pass_count - false_positive_rate * mcv_count, 0.0);
 	if (rest_cardinality < 0.0)
 		rest_cardinality = 0.0;
 	member_bound = Min(1.0, rest_cardinality / rest_distinct);
