@@ -27,3 +27,28 @@ SELECT i.m, i.k, i.bytes AS filter_bytes,
 	   round(i.false_positive_rate::numeric, 5) AS expected_fpr
 FROM filters, bloom_info(f) AS i, pg_class t
 WHERE filters.id = 1 AND t.oid = 'filters'::regclass;
+
+-- The planner's row estimate for the prefilter (src/bloom_support.c; README,
+-- "Planner estimates") against the true count: with the filter as a
+-- parameter, which the planner sees in a custom plan, and with the filter
+-- from a subquery (an InitPlan), which it cannot see.  big.id has the
+-- default statistics target, so the first estimate moves from one ANALYZE to
+-- the next.
+CREATE FUNCTION pg_temp.planned_rows(query text, filter bloom) RETURNS float8
+LANGUAGE plpgsql AS $$
+DECLARE
+	plan json;
+BEGIN
+	EXECUTE 'EXPLAIN (FORMAT JSON) ' || query INTO plan USING filter;
+	RETURN (plan -> 0 -> 'Plan' ->> 'Plan Rows')::float8;
+END
+$$;
+SELECT to_char(e.parameter, 'FM999,999,999') AS "estimated rows, filter as parameter",
+	   to_char(a.actual, 'FM999,999,999') AS "actual rows",
+	   to_char(e.parameter / a.actual, 'FM990.00') AS ratio,
+	   to_char(e.subquery, 'FM999,999,999') AS "estimated rows, filter from subquery"
+FROM (SELECT pg_temp.planned_rows('SELECT * FROM big WHERE bloom_contains($1, id)', f) AS parameter,
+			 pg_temp.planned_rows('SELECT * FROM big WHERE bloom_contains((SELECT f FROM filters WHERE id = 1), id)', NULL) AS subquery
+	  FROM filters WHERE id = 1) AS e,
+	 (SELECT count(*)::float8 AS actual FROM big
+	  WHERE bloom_contains((SELECT f FROM filters WHERE id = 1), id)) AS a;

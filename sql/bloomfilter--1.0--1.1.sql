@@ -45,3 +45,30 @@ COMMENT ON OPERATOR FAMILY bloom_hash_ops USING hash IS
 	'hashing of whole filters, consistent with =';
 COMMENT ON OPERATOR CLASS bloom_hash_ops USING hash IS
 	'default hash operator class of bloom, for DISTINCT, GROUP BY, UNION and hash joins on filters';
+
+--
+-- Planner support: how many rows bloom_contains, bloom_contained_by, @> and
+-- <@ let through, from the filter (when the planner can see it) and the
+-- column's statistics, and what a call costs (src/bloom_support.c).
+--
+
+CREATE FUNCTION bloom_contains_support(pg_catalog.internal) RETURNS pg_catalog.internal
+	AS 'MODULE_PATHNAME', 'bloom_contains_support'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contains_support(pg_catalog.internal) IS
+	'planner support for bloom_contains and bloom_contained_by: selectivity and per-call cost';
+
+ALTER FUNCTION bloom_contains(bloom, pg_catalog.anyelement) SUPPORT bloom_contains_support;
+ALTER FUNCTION bloom_contained_by(pg_catalog.anyelement, bloom) SUPPORT bloom_contains_support;
+
+CREATE FUNCTION bloom_contains_selectivity(pg_catalog.internal, pg_catalog.oid,
+										   pg_catalog.internal, pg_catalog.int4)
+	RETURNS pg_catalog.float8
+	AS 'MODULE_PATHNAME', 'bloom_contains_selectivity'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contains_selectivity(pg_catalog.internal, pg_catalog.oid,
+											   pg_catalog.internal, pg_catalog.int4) IS
+	'restriction selectivity estimator for the @> and <@ operators';
+
+ALTER OPERATOR @> (bloom, pg_catalog.anyelement) SET (RESTRICT = bloom_contains_selectivity);
+ALTER OPERATOR <@ (pg_catalog.anyelement, bloom) SET (RESTRICT = bloom_contains_selectivity);
