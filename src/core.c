@@ -426,8 +426,9 @@ popcount_or_stride(const uint8_t *a, const uint8_t *b, size_t nwords)
 	return popcount_or_words_generic(a, b, nwords);
 }
 
-uint64_t
-bf_popcount(const uint8_t *bits, size_t nbytes)
+/* popcount(a), or popcount(a | b) when b is not NULL, a stride at a time. */
+static uint64_t
+popcount_strides(const uint8_t *a, const uint8_t *b, size_t nbytes)
 {
 	size_t		nwords = nbytes / 8;
 	uint64_t	count = 0;
@@ -438,30 +439,26 @@ bf_popcount(const uint8_t *bits, size_t nbytes)
 
 		if (start > 0)
 			check_interrupts();
-		count += popcount_stride(bits + 8 * start, n);
+		if (b != NULL)
+			count += popcount_or_stride(a + 8 * start, b + 8 * start, n);
+		else
+			count += popcount_stride(a + 8 * start, n);
 	}
 	for (size_t i = nwords * 8; i < nbytes; i++)
-		count += (uint64_t) __builtin_popcount(bits[i]);
+		count += (uint64_t) __builtin_popcount(b != NULL ? a[i] | b[i] : a[i]);
 	return count;
+}
+
+uint64_t
+bf_popcount(const uint8_t *bits, size_t nbytes)
+{
+	return popcount_strides(bits, NULL, nbytes);
 }
 
 uint64_t
 bf_popcount_or(const uint8_t *a, const uint8_t *b, size_t nbytes)
 {
-	size_t		nwords = nbytes / 8;
-	uint64_t	count = 0;
-
-	for (size_t start = 0; start < nwords; start += BF_STRIDE_WORDS)
-	{
-		size_t		n = nwords - start < BF_STRIDE_WORDS ? nwords - start : BF_STRIDE_WORDS;
-
-		if (start > 0)
-			check_interrupts();
-		count += popcount_or_stride(a + 8 * start, b + 8 * start, n);
-	}
-	for (size_t i = nwords * 8; i < nbytes; i++)
-		count += (uint64_t) __builtin_popcount(a[i] | b[i]);
-	return count;
+	return popcount_strides(a, b, nbytes);
 }
 
 /*
