@@ -143,7 +143,7 @@ bloom_first_plan(List *plans)
  * replaced the arguments by a reference to the partial aggregate's output:
  * follow it down the plan, as EXPLAIN does, to the partial Aggref.
  */
-static Aggref *
+Aggref *
 bloom_agg_call(FunctionCallInfo fcinfo)
 {
 	Aggref	   *aggref = AggGetAggref(fcinfo);

@@ -11,6 +11,7 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "nodes/primnodes.h"
 
 #include "bloom.h"
 #include "core.h"
@@ -99,6 +100,13 @@ extern bf_hash bloom_encoder_hash(BloomEncoder *encoder, Datum value);
  * fn_mcxt on first use from the argument's actual type.
  */
 extern BloomEncoder *bloom_call_encoder(FunctionCallInfo fcinfo, int argno);
+
+/*
+ * The Aggref of the aggregate call being finalized (bloom_agg.c), followed
+ * down the plan from a Finalize Aggregate to the partial one; NULL in a
+ * window or when it cannot be found.
+ */
+extern Aggref *bloom_agg_call(FunctionCallInfo fcinfo);
 
 /* Per-call-site cache kept in flinfo->fn_extra by the functions above. */
 typedef struct BloomArgCache
