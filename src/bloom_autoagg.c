@@ -227,14 +227,20 @@ bloom_autoagg_result(const BloomAutoState *state, double p)
 	{
 		bf_hashset	empty = {NULL, 0, 0, false};
 		const bf_hashset *set = state != NULL ? &state->set : &empty;
+		uint64		max_m;
 		uint8	   *bits;
 
-		if (state != NULL)
-			k = state->k;
-		else
-			bloom_autoagg_shape(p, &k, &sketch_m);
-		bits = (uint8 *) palloc(bloom_payload_bytes(bf_auto_exact_max_m(set->count, p, k)));
-		m = bf_auto_choose_exact(set, p, k, bits);
+		bloom_autoagg_shape(p, &k, &sketch_m);
+		max_m = bf_auto_exact_max_m(set->count, p, k, sketch_m);
+		if (max_m == 0)
+			ereport(ERROR,
+					errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					errmsg("bloom_agg: a self-sized filter cannot hold false_positive_rate %g", p),
+					errdetail("For " UINT64_FORMAT " distinct values it would need more than the self-sizing limit of m = " UINT64_FORMAT " bits at this rate.",
+							  set->count, sketch_m),
+					errhint("Use a higher false_positive_rate."));
+		bits = (uint8 *) palloc(bloom_payload_bytes(max_m));
+		m = bf_auto_choose_exact(set, p, k, max_m, bits);
 		filter = bloom_alloc(m, k, BLOOM_HASH_SCHEME_CURRENT);
 		memcpy(filter->bits, bits, bloom_payload_bytes(m));
 		pfree(bits);

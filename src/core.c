@@ -519,17 +519,36 @@ bf_current_false_positive_rate(uint64_t m, uint32_t k, uint64_t bits_set)
  * one (bf_fold).  Nothing is approximated, and the folded filter is bit for
  * bit the one built directly at m' (test/unit.c checks it).
  *
- * Holding the target.  A filter with X of its m bits set lets an absent
- * value through with probability (X/m)^k: each of its k probes lands on a
- * set bit with probability X/m.  That is a property of the concrete filter,
- * not a forecast, so the size is chosen by building (or folding) candidates
- * and keeping the smallest with (X/m)^k <= (1 - delta) p.  The margin delta
- * = min(0.1, 3 sqrt((1 - p) / (100000 p))) makes a measurement over 100,000
+ * Holding the target.  With k independent uniform probes, a filter with X
+ * of its m bits set would let an absent value through with probability
+ * exactly (X/m)^k.  Double hashing's probes are not independent: with
+ * probability about 2/(k m) the step h2 m / 2^64 is within 1/(2k) of a
+ * whole number of bits, and then the k probes fall on a run of a few
+ * neighbouring bits (or of a few runs), which are all set far more often
+ * than k scattered bits; an absent value whose steps are close to those of
+ * a present one overlaps its bits in the same way.  That floor does not
+ * shrink with the fill: it is about 1/(k m), so it matters for small m and
+ * small p (bloom_empty(0.01, 1) is 10 bits that let 9% through, and at
+ * p = 1e-6 a filter of 1000 values at the optimal m lets 6e-6 through,
+ * measured).  The rate of a concrete filter is therefore taken as
+ *
+ *     (X/m)^k + (2 / (1 - f)^2 + 3) f / (k m),       f = X/m
+ *
+ * where the second term is an approximation of that share (a sum over the
+ * runs of f^b for b runs), with constants chosen, from measurement over
+ * many sets of 1 to 3000 values at p = 0.1, 0.01 and 0.001, so that it is
+ * above the measured share; at f = 1/2 and large m it is 5.5 / (k m).  The
+ * size is chosen by building (or folding) candidates and keeping the
+ * smallest whose rate so computed is <= (1 - delta) p.  The margin delta =
+ * min(0.1, 3 sqrt((1 - p) / (100000 p))) makes a measurement over 100,000
  * absent values exceed p with probability about 0.13% (3 standard
  * deviations of the binomial count) when p >= 0.0089; for smaller p it is
  * capped at 10% of p, and a measurement needs more absent values to see p.
  * The choice depends only on the set of values, so every plan (serial,
- * parallel, any order) gives the same filter.
+ * parallel, any order) gives the same filter.  The price is paid by tiny
+ * filters: at p = 0.01 one value gets about 25 bits, 2.5 times the 10 of
+ * the formula (which do not hold the target), and from about 5 values on
+ * m is within 1.5 times the formula's.
  *
  * Exact phase.  Up to BF_AUTO_EXACT_LIMIT (2^17) distinct values the state
  * is the set of their 128-bit hashes (bf_hashset, at most 2^18 slots of 16
@@ -574,13 +593,25 @@ auto_exact_ceil(uint64_t m)
 	return value;
 }
 
-/* Expected (X/m)^k after n distinct values: (1 - (1 - 1/m)^(kn))^k. */
+/*
+ * The rate of a filter of m bits, k probes and fill f = X/m, with double
+ * hashing's share: f^k + (2 / (1 - f)^2 + 3) f / (k m).  See "holding the
+ * target".
+ */
+static double
+auto_rate(uint64_t m, uint32_t k, double fill)
+{
+	if (fill >= 1.0)
+		return 1.0;
+	return pow(fill, (double) k) +
+		(2.0 / ((1.0 - fill) * (1.0 - fill)) + 3.0) * fill / ((double) k * (double) m);
+}
+
+/* The same, expected after n distinct values: f = 1 - (1 - 1/m)^(kn). */
 static double
 auto_expected_rate(double n, uint64_t m, uint32_t k)
 {
-	double		fill = -expm1((double) k * n * log1p(-1.0 / (double) m));
-
-	return pow(fill, (double) k);
+	return auto_rate(m, k, -expm1((double) k * n * log1p(-1.0 / (double) m)));
 }
 
 double
@@ -593,10 +624,16 @@ bf_auto_rate_bound(double p)
 	return (1.0 - delta) * p;
 }
 
+double
+bf_auto_rate(uint64_t m, uint32_t k, uint64_t bits_set)
+{
+	return auto_rate(m, k, (double) bits_set / (double) m);
+}
+
 bool
 bf_auto_holds(uint64_t m, uint32_t k, uint64_t bits_set, double p)
 {
-	return bf_current_false_positive_rate(m, k, bits_set) <= bf_auto_rate_bound(p);
+	return bf_auto_rate(m, k, bits_set) <= bf_auto_rate_bound(p);
 }
 
 bf_status
@@ -694,26 +731,34 @@ bf_hashset_move(const bf_hashset *from, bf_hashset *to)
 
 /* ---- the exact phase ---- */
 
+/*
+ * The first ladder m from the optimal m for max(n, 1) on where even X = kn
+ * (n values setting k bits each, none shared) meets the bound, or 0 if that
+ * is beyond limit_m.
+ */
 uint64_t
-bf_auto_exact_max_m(uint64_t n, double p, uint32_t k)
+bf_auto_exact_max_m(uint64_t n, double p, uint32_t k, uint64_t limit_m)
 {
 	uint64_t	m = 0;
 	uint32_t	optimal_k;
-	double		sure;
+	double		bound = bf_auto_rate_bound(p);
 
 	(void) bf_optimal_shape(p, n > 0 ? (int64_t) n : 1, &m, &optimal_k);
-	/* with X <= kn, any m of at least this meets the bound */
-	sure = ceil((double) k * (double) n / pow(bf_auto_rate_bound(p), 1.0 / k)) + 1.0;
-	if (sure > (double) m)
-		m = (uint64_t) sure;
-	return auto_exact_ceil(m);
+	for (m = auto_exact_ceil(m); m <= limit_m; m = auto_exact_next(m))
+	{
+		double		most = (double) k * (double) n;
+
+		if (auto_rate(m, k, most < (double) m ? most / (double) m : 1.0) <= bound)
+			return m;
+	}
+	return 0;
 }
 
 uint64_t
-bf_auto_choose_exact(const bf_hashset *set, double p, uint32_t k, uint8_t *bits)
+bf_auto_choose_exact(const bf_hashset *set, double p, uint32_t k, uint64_t max_m,
+					 uint8_t *bits)
 {
 	uint64_t	n = set->count;
-	uint64_t	max_m = bf_auto_exact_max_m(n, p, k);
 	uint64_t	m = 0;
 	uint32_t	optimal_k;
 	double		bound = bf_auto_rate_bound(p);

@@ -235,7 +235,12 @@ extern bf_status bf_auto_shape(double p, uint32_t *k, uint64_t *sketch_m);
 /* The rate a self-sized filter is held to: (1 - delta) p. */
 extern double bf_auto_rate_bound(double p);
 
-/* Whether a filter of m bits, k probes and X = bits_set meets it. */
+/*
+ * The false-positive rate of a filter of m bits, k probes and X = bits_set:
+ * (X/m)^k plus the share of double hashing's coinciding probes (core.c),
+ * and whether it meets the bound for p.
+ */
+extern double bf_auto_rate(uint64_t m, uint32_t k, uint64_t bits_set);
 extern bool bf_auto_holds(uint64_t m, uint32_t k, uint64_t bits_set, double p);
 
 /*
@@ -272,13 +277,16 @@ typedef struct bf_hashset_iter
 extern bool bf_hashset_next(const bf_hashset *set, bf_hashset_iter *iter, bf_hash *hash);
 
 /*
- * Exact phase: the m chosen for the n = set->count hashes.  bits must have
- * room for bf_auto_exact_max_m(n, p, k) bits; on return it holds the filter
- * of m bits (and zeros after it).
+ * Exact phase.  bf_auto_exact_max_m: an m that any n distinct values meet
+ * the bound at, the most bf_auto_choose_exact can choose; 0 if it would be
+ * above limit_m (the caller passes the sketch size).  bf_auto_choose_exact:
+ * the m chosen for the n = set->count hashes, given max_m for n; bits must
+ * have room for max_m bits, and on return its first
+ * bloom_payload_bytes(m) bytes are the filter.
  */
-extern uint64_t bf_auto_exact_max_m(uint64_t n, double p, uint32_t k);
+extern uint64_t bf_auto_exact_max_m(uint64_t n, double p, uint32_t k, uint64_t limit_m);
 extern uint64_t bf_auto_choose_exact(const bf_hashset *set, double p, uint32_t k,
-									 uint8_t *bits);
+									 uint64_t max_m, uint8_t *bits);
 
 /*
  * Sketch phase: the sizes a sketch of sketch_m = c * 2^J bits (c odd) can be

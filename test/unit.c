@@ -1452,11 +1452,11 @@ test_auto_exact(void)
 
 			bf_auto_shape(p, &k, &sketch_m);
 			bf_optimal_shape(p, n > 0 ? n : 1, &optimal_m, &optimal_k);
-			max_m = bf_auto_exact_max_m((uint64_t) n, p, k);
+			max_m = bf_auto_exact_max_m((uint64_t) n, p, k, sketch_m);
 			bits = xmalloc((size_t) bloom_payload_bytes(max_m));
 			again = xmalloc((size_t) bloom_payload_bytes(max_m));
-			m = bf_auto_choose_exact(&set, p, k, bits);
-			m_again = bf_auto_choose_exact(&reversed, p, k, again);
+			m = bf_auto_choose_exact(&set, p, k, max_m, bits);
+			m_again = bf_auto_choose_exact(&reversed, p, k, max_m, again);
 			nbytes = (size_t) bloom_payload_bytes(m);
 			direct = xmalloc(nbytes);
 			memset(direct, 0, nbytes);
@@ -1466,20 +1466,23 @@ test_auto_exact(void)
 			CHECK(m <= max_m && memcmp(bits, direct, nbytes) == 0);
 			CHECK(m == m_again && memcmp(bits, again, nbytes) == 0);
 			/*
-			 * within 1.5 times the optimal m, and the target held; at p =
-			 * 0.5 (k = 1) and n = 2 the optimal m is 3 bits, and 2 values
-			 * in 3 or 4 bits cannot meet 0.495, so 5 bits it is
+			 * Within 1.5 times the optimal m from 30 values on.  Below,
+			 * double hashing's coinciding probes need more bits than the
+			 * formula gives (whose filter does not hold the target there:
+			 * 1 value in 10 bits at p = 0.01 lets 9% through).
 			 */
-			if (!CHECK(m >= optimal_m && m <= 1.5 * optimal_m + (p == 0.5 ? 2 : 0)))
+			CHECK(m >= optimal_m);
+			if (n >= 30 && !CHECK(m <= 1.5 * optimal_m))
 				fprintf(stderr, "    p = %g, n = %" PRId64 ": m = %" PRIu64 ", optimal %" PRIu64 "\n",
 						p, n, m, optimal_m);
 			CHECK(bf_auto_holds(m, k, bf_popcount(bits, nbytes), p));
-			if (n == 1000 && p == 0.01)
+			/* the measured rate over 10^6 absent values, against p itself */
+			if (p == 0.01 && (n <= 5 || n == 1000))
 			{
 				double		rate = measured_rate(bits, m, k, 1000000);
 
-				printf("self-sized, n = 1000, p = 0.01: m = %" PRIu64 " (optimal %" PRIu64 "), rate over 10^6 absent values %.5f\n",
-					   m, optimal_m, rate);
+				printf("self-sized, p = 0.01, n = %" PRId64 ": m = %" PRIu64 " (optimal %" PRIu64 "), rate over 10^6 absent values %.5f\n",
+					   n, m, optimal_m, rate);
 				CHECK(rate <= p);
 			}
 			free(bits);
