@@ -32,4 +32,9 @@ INSERT INTO bench_case VALUES
  $$SELECT bloom_agg(id, 0.01, 10000000) IS NOT NULL FROM big$$,
  $$SELECT hll_add_agg(hll_hash_bigint(id)) IS NOT NULL FROM big$$,
  NULL,
+ NULL),
+('d', 'bloom_agg(id) self-sized over big / bloom_agg(id, 0.01, 1e7)',
+ $$SELECT bloom_agg(id) IS NOT NULL FROM big$$,
+ $$SELECT bloom_agg(id, 0.01, 10000000) IS NOT NULL FROM big$$,
+ NULL,
  NULL);
