@@ -191,7 +191,8 @@ INSERT INTO autosize_queries VALUES
 	('sketch', 'SELECT 0 AS g, bloom_agg(x, 0.05) AS f FROM autosize_rows'),
 	('exact groups', 'SELECT g, bloom_agg(x) AS f FROM autosize_rows WHERE x <= 200000 GROUP BY g'),
 	('sketch groups', 'SELECT h AS g, bloom_agg(x, 0.05) AS f FROM autosize_rows GROUP BY h'),
-	('no rows', 'SELECT 0 AS g, bloom_agg(x) AS f FROM autosize_rows WHERE x < 0');
+	('no rows', 'SELECT 0 AS g, bloom_agg(x) AS f FROM autosize_rows WHERE x < 0'),
+	('no rows, rate', 'SELECT 0 AS g, bloom_agg(x, 0.05) AS f FROM autosize_rows WHERE x < 0');
 CREATE TABLE autosize_results (name text, plan text, g int8, f bloom);
 CREATE FUNCTION autosize_run(plan text) RETURNS void
 LANGUAGE plpgsql AS $$

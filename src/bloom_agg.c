@@ -48,7 +48,7 @@ typedef struct BloomAggState
 } BloomAggState;
 
 /* The aggregate memory context; ERROR when not called as an aggregate. */
-static MemoryContext
+MemoryContext
 bloom_agg_context(FunctionCallInfo fcinfo, const char *function)
 {
 	MemoryContext aggcontext;

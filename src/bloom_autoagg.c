@@ -42,16 +42,6 @@ typedef struct BloomAutoState
 
 #define BLOOM_AUTO_INITIAL_SLOTS 16
 
-static MemoryContext
-bloom_autoagg_context(FunctionCallInfo fcinfo, const char *function)
-{
-	MemoryContext aggcontext;
-
-	if (!AggCheckCallContext(fcinfo, &aggcontext))
-		elog(ERROR, "%s called in non-aggregate context", function);
-	return aggcontext;
-}
-
 /* k and M for rate p, or the ERROR for a bad p. */
 static void
 bloom_autoagg_shape(double p, uint32 *k, uint64 *sketch_m)
@@ -162,7 +152,7 @@ PG_FUNCTION_INFO_V1(bloom_autoagg_transfn);
 Datum
 bloom_autoagg_transfn(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcontext = bloom_autoagg_context(fcinfo, "bloom_autoagg_transfn");
+	MemoryContext aggcontext = bloom_agg_context(fcinfo, "bloom_autoagg_transfn");
 	BloomAutoState *state = PG_ARGISNULL(0) ? NULL : (BloomAutoState *) PG_GETARG_POINTER(0);
 	double		p = BF_DEFAULT_FALSE_POSITIVE_RATE;
 
@@ -253,7 +243,7 @@ PG_FUNCTION_INFO_V1(bloom_autoagg_default_finalfn);
 Datum
 bloom_autoagg_default_finalfn(PG_FUNCTION_ARGS)
 {
-	bloom_autoagg_context(fcinfo, "bloom_autoagg_default_finalfn");
+	bloom_agg_context(fcinfo, "bloom_autoagg_default_finalfn");
 	if (!PG_ARGISNULL(0))
 	{
 		BloomAutoState *state = (BloomAutoState *) PG_GETARG_POINTER(0);
@@ -275,7 +265,7 @@ bloom_autoagg_finalfn(PG_FUNCTION_ARGS)
 	Aggref	   *aggref;
 	Const	   *p_const;
 
-	bloom_autoagg_context(fcinfo, "bloom_autoagg_finalfn");
+	bloom_agg_context(fcinfo, "bloom_autoagg_finalfn");
 	if (!PG_ARGISNULL(0))
 	{
 		BloomAutoState *state = (BloomAutoState *) PG_GETARG_POINTER(0);
@@ -301,7 +291,7 @@ PG_FUNCTION_INFO_V1(bloom_autoagg_combinefn);
 Datum
 bloom_autoagg_combinefn(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcontext = bloom_autoagg_context(fcinfo, "bloom_autoagg_combinefn");
+	MemoryContext aggcontext = bloom_agg_context(fcinfo, "bloom_autoagg_combinefn");
 	BloomAutoState *state1 = PG_ARGISNULL(0) ? NULL : (BloomAutoState *) PG_GETARG_POINTER(0);
 	BloomAutoState *state2 = PG_ARGISNULL(1) ? NULL : (BloomAutoState *) PG_GETARG_POINTER(1);
 
@@ -349,7 +339,7 @@ bloom_autoagg_serialfn(PG_FUNCTION_ARGS)
 	bytea	   *result;
 	char	   *out;
 
-	bloom_autoagg_context(fcinfo, "bloom_autoagg_serialfn");
+	bloom_agg_context(fcinfo, "bloom_autoagg_serialfn");
 	state = (BloomAutoState *) PG_GETARG_POINTER(0);
 	memset(&header, 0, sizeof(header));
 	header.false_positive_rate = state->false_positive_rate;
@@ -410,7 +400,7 @@ bloom_autoagg_deserialfn(PG_FUNCTION_ARGS)
 	uint32		k;
 	uint64		sketch_m;
 
-	bloom_autoagg_context(fcinfo, "bloom_autoagg_deserialfn");
+	bloom_agg_context(fcinfo, "bloom_autoagg_deserialfn");
 	serialized = PG_GETARG_BYTEA_PP(0);
 	in = VARDATA_ANY(serialized);
 	length = VARSIZE_ANY_EXHDR(serialized);

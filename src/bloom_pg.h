@@ -102,6 +102,12 @@ extern bf_hash bloom_encoder_hash(BloomEncoder *encoder, Datum value);
 extern BloomEncoder *bloom_call_encoder(FunctionCallInfo fcinfo, int argno);
 
 /*
+ * The aggregate memory context (bloom_agg.c); ERROR, naming function, when
+ * not called as an aggregate.
+ */
+extern MemoryContext bloom_agg_context(FunctionCallInfo fcinfo, const char *function);
+
+/*
  * The Aggref of the aggregate call being finalized (bloom_agg.c), followed
  * down the plan from a Finalize Aggregate to the partial one; NULL in a
  * window or when it cannot be found.
