@@ -131,7 +131,9 @@ FROM (VALUES
 	('SELECT bloom_agg(x, 1e-25) FROM (VALUES (1)) AS v(x)'),
 	('SELECT bloom_agg(x, NULL) FROM (VALUES (1)) AS v(x)'),
 	('SELECT bloom_agg(x, p) FROM (VALUES (1, 0.01), (2, 0.02)) AS v(x, p)'),
-	('SELECT bloom_agg(x, 0) FROM (VALUES (1)) AS v(x) WHERE false')
+	('SELECT bloom_agg(x, 0) FROM (VALUES (1)) AS v(x) WHERE false'),
+	-- double hashing's floor: even one value would need more than M bits
+	('SELECT bloom_agg(x, 1e-19) FROM (VALUES (1)) AS v(x)')
 ) AS v(query), LATERAL autosize_error(query) AS e;
 
 --
