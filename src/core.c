@@ -563,10 +563,11 @@ bf_current_false_positive_rate(uint64_t m, uint32_t k, uint64_t bits_set)
  * 2^J bits, J the smallest with 5 * 2^J bits enough for
  * BF_AUTO_GUARANTEED_CAPACITY (10^7) values at the bound.  At the end it is
  * folded to the smallest size that meets the bound among the divisors
- * M / (d 2^i), d in {1, 3, 5, 15}: per octave 1, 1.25, 1.5, 1.875 times a
- * power of two, at most 1.25 apart up to M / 3 = 5 * 2^J, so for up to 10^7
- * values (and, depending on J, up to 1.7 times more) the size is within
- * 1.33 times the smallest that meets the bound, which is itself within a few
+ * M / (d 2^i), d in {1, 3, 5, 15}: 1, 1.25, 1.5 and 1.875 times powers
+ * of two up to 2^J, at most 1.25 apart, then 2.5, 3, 3.75 and 5 times 2^J,
+ * at most 4/3 apart.  So for up to 10^7 values (and, depending on J, up to
+ * 1.7 times more), whose size is at most M / 3 = 5 * 2^J, the size is within
+ * 4/3 of the smallest that meets the bound, which is itself within a few
  * percent of the optimal m.  Above M / 3 the only sizes are M / 2 and M: the
  * target still holds, at up to 2 times the smallest size that meets it.
  * Past M nothing meets the bound and the caller raises an error.  The

@@ -222,7 +222,7 @@ extern bf_status bf_base64_decode(const char *src, size_t len, uint8_t *dst,
 
 /* Distinct values kept exactly, as 128-bit hashes, before the sketch phase. */
 #define BF_AUTO_EXACT_LIMIT ((uint64_t) 1 << 17)
-/* The sketch is large enough for this many values within 1.5x optimal m. */
+/* The sketch's M / 3 bits hold this many values at the bound. */
 #define BF_AUTO_GUARANTEED_CAPACITY 10000000.0
 
 /*
@@ -268,7 +268,10 @@ bf_hashset_full(const bf_hashset *set)
 extern bool bf_hashset_add(bf_hashset *set, bf_hash hash);
 /* Add every hash of from to to (which must have room for them). */
 extern void bf_hashset_move(const bf_hashset *from, bf_hashset *to);
-/* The i-th stored hash, for i < set->count, in slot order. */
+/*
+ * Walk the set: start from iter = {0, false}; each call gives the next hash
+ * (the zero hash first, then in slot order), false when there are no more.
+ */
 typedef struct bf_hashset_iter
 {
 	uint64_t	slot;
