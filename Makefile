@@ -24,7 +24,8 @@ OBJS = \
 	src/bloom_setops.o \
 	src/bloom_agg.o \
 	src/bloom_sizing.o \
-	src/bloom_support.o
+	src/bloom_support.o \
+	src/bloom_autoagg.o
 DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql
 
 # Every sql/*.sql except install and upgrade scripts is a pg_regress test.

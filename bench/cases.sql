@@ -55,3 +55,9 @@ INSERT INTO bench_case (id, what, unit, target_max, target_min, megabytes, requi
  NULL, $$SELECT count(*) = 1 FROM filters WHERE id = 2$$),
 ('e2', 'text input (bloom_in) of the same filter, MB of filter per second', 'MB/s', NULL, 200,
  NULL, $$SELECT count(*) = 1 FROM filters WHERE id = 2$$);
+
+-- The self-sized aggregate against the one told its capacity (ratio, no target).
+INSERT INTO bench_case (id, what, numerator, denominator) VALUES
+('g', 'bloom_agg(id) self-sized over big / bloom_agg(id, 0.01, 1e7)',
+ $$SELECT bloom_agg(id) IS NOT NULL FROM big$$,
+ $$SELECT bloom_agg(id, 0.01, 10000000) IS NOT NULL FROM big$$);

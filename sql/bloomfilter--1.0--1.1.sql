@@ -72,3 +72,83 @@ COMMENT ON FUNCTION bloom_contains_selectivity(pg_catalog.internal, pg_catalog.o
 
 ALTER OPERATOR @> (bloom, pg_catalog.anyelement) SET (RESTRICT = bloom_contains_selectivity);
 ALTER OPERATOR <@ (pg_catalog.anyelement, bloom) SET (RESTRICT = bloom_contains_selectivity);
+
+--
+-- Self-sizing aggregation: bloom_agg without a capacity, and bloom_empty()
+-- with defaults.  The filter is sized in the final function for the number
+-- of distinct values actually aggregated (see src/bloom_autoagg.c).
+--
+
+CREATE FUNCTION bloom_empty() RETURNS bloom
+	AS 'MODULE_PATHNAME', 'bloom_empty_default'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_empty() IS
+	'empty filter sized for 10000 distinct values at false-positive rate 0.01';
+
+CREATE FUNCTION bloom_autoagg_transfn(pg_catalog.internal, pg_catalog.anyelement)
+	RETURNS pg_catalog.internal
+	AS 'MODULE_PATHNAME', 'bloom_autoagg_transfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_autoagg_transfn(pg_catalog.internal, pg_catalog.anyelement) IS
+	'transition function of bloom_agg(value)';
+
+CREATE FUNCTION bloom_autoagg_transfn(pg_catalog.internal, pg_catalog.anyelement, pg_catalog.float8)
+	RETURNS pg_catalog.internal
+	AS 'MODULE_PATHNAME', 'bloom_autoagg_transfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_autoagg_transfn(pg_catalog.internal, pg_catalog.anyelement, pg_catalog.float8) IS
+	'transition function of bloom_agg(value, false_positive_rate)';
+
+CREATE FUNCTION bloom_autoagg_default_finalfn(pg_catalog.internal) RETURNS bloom
+	AS 'MODULE_PATHNAME', 'bloom_autoagg_default_finalfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_autoagg_default_finalfn(pg_catalog.internal) IS
+	'final function of bloom_agg(value): the filter sized for the distinct values seen';
+
+CREATE FUNCTION bloom_autoagg_finalfn(pg_catalog.internal) RETURNS bloom
+	AS 'MODULE_PATHNAME', 'bloom_autoagg_finalfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_autoagg_finalfn(pg_catalog.internal) IS
+	'final function of bloom_agg(value, false_positive_rate): the filter sized for the distinct values seen';
+
+CREATE FUNCTION bloom_autoagg_combinefn(pg_catalog.internal, pg_catalog.internal) RETURNS pg_catalog.internal
+	AS 'MODULE_PATHNAME', 'bloom_autoagg_combinefn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_autoagg_combinefn(pg_catalog.internal, pg_catalog.internal) IS
+	'combine function of the self-sizing bloom_agg (merges hash sets and sketches)';
+
+CREATE FUNCTION bloom_autoagg_serialfn(pg_catalog.internal) RETURNS pg_catalog.bytea
+	AS 'MODULE_PATHNAME', 'bloom_autoagg_serialfn'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_autoagg_serialfn(pg_catalog.internal) IS
+	'serialize a partial self-sizing bloom_agg state to send it between parallel workers';
+
+CREATE FUNCTION bloom_autoagg_deserialfn(pg_catalog.bytea, pg_catalog.internal) RETURNS pg_catalog.internal
+	AS 'MODULE_PATHNAME', 'bloom_autoagg_deserialfn'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_autoagg_deserialfn(pg_catalog.bytea, pg_catalog.internal) IS
+	'deserialize (and validate) a partial self-sizing bloom_agg state received from a parallel worker';
+
+CREATE AGGREGATE bloom_agg(pg_catalog.anyelement) (
+	SFUNC = bloom_autoagg_transfn,
+	STYPE = pg_catalog.internal,
+	FINALFUNC = bloom_autoagg_default_finalfn,
+	COMBINEFUNC = bloom_autoagg_combinefn,
+	SERIALFUNC = bloom_autoagg_serialfn,
+	DESERIALFUNC = bloom_autoagg_deserialfn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(pg_catalog.anyelement) IS
+	'filter of the non-NULL values at false-positive rate 0.01, sized for the distinct values seen';
+
+CREATE AGGREGATE bloom_agg(pg_catalog.anyelement, pg_catalog.float8) (
+	SFUNC = bloom_autoagg_transfn,
+	STYPE = pg_catalog.internal,
+	FINALFUNC = bloom_autoagg_finalfn,
+	COMBINEFUNC = bloom_autoagg_combinefn,
+	SERIALFUNC = bloom_autoagg_serialfn,
+	DESERIALFUNC = bloom_autoagg_deserialfn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(pg_catalog.anyelement, pg_catalog.float8) IS
+	'filter of the non-NULL values at the given false-positive rate, sized for the distinct values seen';

@@ -64,7 +64,7 @@ bloom_agg_state_flush(BloomAggState *state)
 }
 
 /* The aggregate memory context; ERROR when not called as an aggregate. */
-static MemoryContext
+MemoryContext
 bloom_agg_context(FunctionCallInfo fcinfo, const char *function)
 {
 	MemoryContext aggcontext;
@@ -171,7 +171,7 @@ bloom_first_plan(List *plans)
  * replaced the arguments by a reference to the partial aggregate's output:
  * follow it down the plan, as EXPLAIN does, to the partial Aggref.
  */
-static Aggref *
+Aggref *
 bloom_agg_call(FunctionCallInfo fcinfo)
 {
 	Aggref	   *aggref = AggGetAggref(fcinfo);

@@ -11,6 +11,7 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "nodes/primnodes.h"
 
 #include "bloom.h"
 #include "core.h"
@@ -92,6 +93,19 @@ typedef struct BloomEncoder BloomEncoder;
 
 extern BloomEncoder *bloom_encoder_create(Oid typid, MemoryContext mcxt);
 extern bf_hash bloom_encoder_hash(BloomEncoder *encoder, Datum value);
+
+/*
+ * The aggregate memory context (bloom_agg.c); ERROR, naming function, when
+ * not called as an aggregate.
+ */
+extern MemoryContext bloom_agg_context(FunctionCallInfo fcinfo, const char *function);
+
+/*
+ * The Aggref of the aggregate call being finalized (bloom_agg.c), followed
+ * down the plan from a Finalize Aggregate to the partial one; NULL in a
+ * window or when it cannot be found.
+ */
+extern Aggref *bloom_agg_call(FunctionCallInfo fcinfo);
 
 /* Per-call-site cache kept in flinfo->fn_extra by the functions above. */
 typedef struct BloomArgCache

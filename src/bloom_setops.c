@@ -78,6 +78,20 @@ bloom_empty_mk(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(bloom_alloc((uint64) m, (uint32) k, BLOOM_HASH_SCHEME_CURRENT));
 }
 
+/*
+ * bloom_empty(): BF_DEFAULT_FALSE_POSITIVE_RATE (0.01, the rate of
+ * bloom_agg(value)) and BF_DEFAULT_CAPACITY (10000 values: 95,851 bits,
+ * 12 kB).  Small on purpose: bloom_add copies the whole filter on every
+ * call, which is the way such a filter is filled.
+ */
+PG_FUNCTION_INFO_V1(bloom_empty_default);
+Datum
+bloom_empty_default(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_POINTER(bloom_alloc_optimal("bloom_empty", BF_DEFAULT_FALSE_POSITIVE_RATE,
+										  BF_DEFAULT_CAPACITY));
+}
+
 /* ---- union and intersection ---- */
 
 BloomFilter *

@@ -553,3 +553,560 @@ bf_goel_gupta_bound(uint64_t m, uint32_t k, uint64_t n)
 		return 1.0;
 	return false_positive_formula((double) (m - 1), k, (double) n + 0.5);
 }
+
+/* ---- self-sizing filters ----
+ *
+ * bloom_agg(value) and bloom_agg(value, p) size the filter for the number of
+ * distinct values actually aggregated, which is only known at the end, and
+ * the result must be an ordinary filter: the bits bf_add_hash sets for each
+ * value at the final m and k.  So the state keeps enough to set those bits
+ * at a size chosen at the end.
+ *
+ * k depends on p alone.  The optimal k = (m/n) ln 2 with m/n = -ln p /
+ * (ln 2)^2 is log2(1/p), so k = max(1, round(log2(1/p))), which is what
+ * bf_optimal_shape gives for large n (for small n its ceiling on m can move
+ * k by one).  Fixing k first leaves only m to choose.
+ *
+ * Folding.  Positions are floor(g m / 2^64) for the 64-bit g of each probe.
+ * For m = f m' and t = g m / 2^64, floor(floor(t) / f) = floor(t / f) (true
+ * for any real t >= 0 and integer f >= 1: write floor(t) = q f + r with
+ * 0 <= r < f, then q <= t / f < q + 1), and t / f = g m' / 2^64.  So the
+ * position at m' is floor(position at m / f): the filter of a set at m'
+ * bits is exactly the filter at m bits with each run of f bits ORed into
+ * one (bf_fold).  Nothing is approximated, and the folded filter is bit for
+ * bit the one built directly at m' (test/unit.c checks it).
+ *
+ * Holding the target.  With k independent uniform probes, a filter with X
+ * of its m bits set would let an absent value through with probability
+ * exactly (X/m)^k.  Double hashing's probes are not independent: with
+ * probability about 2/(k m) the step h2 m / 2^64 is within 1/(2k) of a
+ * whole number of bits, and then the k probes fall on a run of a few
+ * neighbouring bits (or of a few runs), which are all set far more often
+ * than k scattered bits; an absent value whose steps are close to those of
+ * a present one overlaps its bits in the same way.  That floor does not
+ * shrink with the fill: it is about 1/(k m), so it matters for small m and
+ * small p (bloom_empty(0.01, 1) is 10 bits that let 9% through, and at
+ * p = 1e-6 a filter of 1000 values at the optimal m lets 6e-6 through,
+ * measured).  The rate of a concrete filter is therefore taken as
+ *
+ *     (X/m)^k + (2 / (1 - f)^2 + 3) f / (k m),       f = X/m
+ *
+ * where the second term is an approximation of that share (a sum over the
+ * runs of f^b for b runs), with constants chosen, from measurement over
+ * many sets of 1 to 3000 values at p = 0.1, 0.01 and 0.001, so that it is
+ * above the measured share; at f = 1/2 and large m it is 5.5 / (k m).  The
+ * size is chosen by building (or folding) candidates and keeping the
+ * smallest whose rate so computed is <= (1 - delta) p.  The margin delta =
+ * min(0.1, 3 sqrt((1 - p) / (100000 p))) makes a measurement over 100,000
+ * absent values exceed p with probability about 0.13% (3 standard
+ * deviations of the binomial count) when p >= 0.0089; for smaller p it is
+ * capped at 10% of p, and a measurement needs more absent values to see p.
+ * The choice depends only on the set of values, so every plan (serial,
+ * parallel, any order) gives the same filter.  The price is paid by tiny
+ * filters: at p = 0.01 one value gets about 25 bits, 2.5 times the 10 of
+ * the formula (which do not hold the target), and from about 5 values on
+ * m is within 1.5 times the formula's.
+ *
+ * Exact phase.  Up to BF_AUTO_EXACT_LIMIT (2^17) distinct values the state
+ * is the set of their 128-bit hashes (bf_hashset, at most 2^18 slots of 16
+ * bytes: 4 MB).  At the end n is known exactly and m runs over the integer
+ * ladder 1, 2, ..., 64, then m + floor(m / 64) (steps of at most 1/64),
+ * from the first m whose expected rate (1 - (1 - 1/m)^(kn))^k meets the
+ * bound and is at least the optimal m for n, until the built filter meets
+ * it.  Any m >= kn / ((1 - delta) p)^(1/k) does (X <= kn), which bounds the
+ * search; n = 0 gives the optimal m for n = 1.
+ *
+ * Sketch phase.  Past 2^17 values the hashes go into one filter of M = 15 *
+ * 2^J bits, J the smallest with 5 * 2^J bits enough for
+ * BF_AUTO_GUARANTEED_CAPACITY (10^7) values at the bound.  At the end it is
+ * folded to the smallest size that meets the bound among the divisors
+ * M / (d 2^i), d in {1, 3, 5, 15}: 1, 1.25, 1.5 and 1.875 times powers
+ * of two up to 2^J, at most 1.25 apart, then 2.5, 3, 3.75 and 5 times 2^J,
+ * at most 4/3 apart.  So for up to 10^7 values (and, depending on J, up to
+ * 1.7 times more), whose size is at most M / 3 = 5 * 2^J, the size is within
+ * 4/3 of the smallest that meets the bound, which is itself within a few
+ * percent of the optimal m.  Above M / 3 the only sizes are M / 2 and M: the
+ * target still holds, at up to 2 times the smallest size that meets it.
+ * Past M nothing meets the bound and the caller raises an error.  The
+ * candidate search starts from the size the Swamidass-Baldi estimate of n
+ * predicts and counts each candidate's bits without building it
+ * (bf_fold_popcount).
+ */
+
+/* The exact phase's ladder: every integer to 64, then steps of floor(m / 64). */
+static uint64_t
+auto_exact_next(uint64_t m)
+{
+	return m + (m >> 6 > 0 ? m >> 6 : 1);
+}
+
+/* The smallest ladder value >= m. */
+static uint64_t
+auto_exact_ceil(uint64_t m)
+{
+	uint64_t	value = 1;
+
+	while (value < m)
+		value = auto_exact_next(value);
+	return value;
+}
+
+/*
+ * The rate of a filter of m bits, k probes and fill f = X/m, with double
+ * hashing's share: f^k + (2 / (1 - f)^2 + 3) f / (k m).  See "holding the
+ * target".
+ */
+static double
+auto_rate(uint64_t m, uint32_t k, double fill)
+{
+	if (fill >= 1.0)
+		return 1.0;
+	return pow(fill, (double) k) +
+		(2.0 / ((1.0 - fill) * (1.0 - fill)) + 3.0) * fill / ((double) k * (double) m);
+}
+
+/* The same, expected after n distinct values: f = 1 - (1 - 1/m)^(kn). */
+static double
+auto_expected_rate(double n, uint64_t m, uint32_t k)
+{
+	return auto_rate(m, k, -expm1((double) k * n * log1p(-1.0 / (double) m)));
+}
+
+double
+bf_auto_rate_bound(double p)
+{
+	double		delta = 3.0 * sqrt((1.0 - p) / (100000.0 * p));
+
+	if (delta > 0.1)
+		delta = 0.1;
+	return (1.0 - delta) * p;
+}
+
+double
+bf_auto_rate(uint64_t m, uint32_t k, uint64_t bits_set)
+{
+	return auto_rate(m, k, (double) bits_set / (double) m);
+}
+
+bool
+bf_auto_holds(uint64_t m, uint32_t k, uint64_t bits_set, double p)
+{
+	return bf_auto_rate(m, k, bits_set) <= bf_auto_rate_bound(p);
+}
+
+bf_status
+bf_auto_shape(double p, uint32_t *k, uint64_t *sketch_m)
+{
+	double		probes;
+	double		bits_per_value;
+	uint64_t	power = 1;
+
+	*k = 0;
+	*sketch_m = 0;
+	if (!(p > 0.0 && p < 1.0))
+		return BF_FALSE_POSITIVE_RATE_RANGE;
+	probes = round(-log(p) / BF_LN2);
+	if (probes < 1.0)
+		probes = 1.0;
+	*k = probes >= 4294967295.0 ? UINT32_MAX : (uint32_t) probes;
+	if (probes > BLOOM_K_MAX)
+		return BF_K_RANGE;
+
+	/* m/n at which the expected rate is the bound */
+	bits_per_value = -probes / log1p(-pow(bf_auto_rate_bound(p), 1.0 / probes));
+	while (5.0 * (double) power < bits_per_value * BF_AUTO_GUARANTEED_CAPACITY)
+		power <<= 1;
+	*sketch_m = 15 * power;
+	return BF_OK;
+}
+
+/* ---- the hash set ---- */
+
+bool
+bf_hashset_add(bf_hashset *set, bf_hash hash)
+{
+	uint64_t	mask = set->capacity - 1;
+	uint64_t	slot;
+
+	if (hash.h1 == 0 && hash.h2 == 0)
+	{
+		if (set->has_zero)
+			return false;
+		set->has_zero = true;
+		set->count++;
+		return true;
+	}
+	for (slot = hash.h1 & mask;; slot = (slot + 1) & mask)
+	{
+		bf_hash    *entry = &set->slots[slot];
+
+		if (entry->h1 == hash.h1 && entry->h2 == hash.h2)
+			return false;
+		if (entry->h1 == 0 && entry->h2 == 0)
+		{
+			*entry = hash;
+			set->count++;
+			return true;
+		}
+	}
+}
+
+bool
+bf_hashset_next(const bf_hashset *set, bf_hashset_iter *iter, bf_hash *hash)
+{
+	if (!iter->zero_done)
+	{
+		iter->zero_done = true;
+		if (set->has_zero)
+		{
+			hash->h1 = 0;
+			hash->h2 = 0;
+			return true;
+		}
+	}
+	while (iter->slot < set->capacity)
+	{
+		const bf_hash *entry = &set->slots[iter->slot++];
+
+		if (entry->h1 != 0 || entry->h2 != 0)
+		{
+			*hash = *entry;
+			return true;
+		}
+	}
+	return false;
+}
+
+void
+bf_hashset_move(const bf_hashset *from, bf_hashset *to)
+{
+	bf_hashset_iter iter = {0, false};
+	bf_hash		hash;
+
+	while (bf_hashset_next(from, &iter, &hash))
+		bf_hashset_add(to, hash);
+}
+
+/* ---- the exact phase ---- */
+
+/*
+ * The first ladder m from the optimal m for max(n, 1) on where even X = kn
+ * (n values setting k bits each, none shared) meets the bound, or 0 if that
+ * is beyond limit_m.
+ */
+uint64_t
+bf_auto_exact_max_m(uint64_t n, double p, uint32_t k, uint64_t limit_m)
+{
+	uint64_t	m = 0;
+	uint32_t	optimal_k;
+	double		bound = bf_auto_rate_bound(p);
+
+	(void) bf_optimal_shape(p, n > 0 ? (int64_t) n : 1, &m, &optimal_k);
+	for (m = auto_exact_ceil(m); m <= limit_m; m = auto_exact_next(m))
+	{
+		double		most = (double) k * (double) n;
+
+		if (auto_rate(m, k, most < (double) m ? most / (double) m : 1.0) <= bound)
+			return m;
+	}
+	return 0;
+}
+
+uint64_t
+bf_auto_choose_exact(const bf_hashset *set, double p, uint32_t k, uint64_t max_m,
+					 uint8_t *bits)
+{
+	uint64_t	n = set->count;
+	uint64_t	m = 0;
+	uint32_t	optimal_k;
+	double		bound = bf_auto_rate_bound(p);
+
+	(void) bf_optimal_shape(p, n > 0 ? (int64_t) n : 1, &m, &optimal_k);
+	m = auto_exact_ceil(m);
+	while (m < max_m && auto_expected_rate((double) n, m, k) > bound)
+		m = auto_exact_next(m);
+	for (;; m = auto_exact_next(m))
+	{
+		size_t		nbytes = (size_t) bloom_payload_bytes(m);
+		bf_hashset_iter iter = {0, false};
+		bf_hash		hash;
+
+		memset(bits, 0, nbytes);
+		while (bf_hashset_next(set, &iter, &hash))
+			bf_add_hash(bits, m, k, hash);
+		if (m >= max_m || bf_auto_holds(m, k, bf_popcount(bits, nbytes), p))
+			return m;
+	}
+}
+
+/* ---- folding ---- */
+
+/*
+ * How a fold by f = odd * 2^shift is computed.  Output word w depends on the
+ * f source words from f*w on (64 f bits): they are first folded by 2^shift
+ * into odd "middle" words, a word at a time (squeeze_word), then each run
+ * of odd bits of those is ORed into one output bit.  Eight output bits come
+ * from odd whole middle bytes, so that step is odd table lookups per output
+ * byte: odd_table[t][v] holds the output bits that byte value v sets when
+ * it is byte t of the run.  An odd part above 63 goes bit by bit.
+ */
+#define BF_FOLD_TABLE_ODD 63
+
+typedef struct fold_plan
+{
+	uint64_t	factor;
+	uint64_t	odd;
+	unsigned	shift;
+	const uint8_t *src;
+	uint64_t	src_m;
+	uint64_t	src_words;
+	/* squeeze_word: after ORing runs, pack bits 2^shift apart */
+	unsigned	pack_steps;
+	unsigned	pack_shift[6];
+	uint64_t	pack_mask[6];
+	uint64_t	run_mask;
+	uint8_t		odd_table[BF_FOLD_TABLE_ODD][256];
+} fold_plan;
+
+static void
+fold_plan_init(fold_plan *plan, const uint8_t *src, uint64_t src_m, uint64_t dst_m)
+{
+	uint64_t	spacing;
+	uint64_t	group;
+
+	plan->factor = src_m / dst_m;
+	plan->odd = plan->factor;
+	plan->shift = 0;
+	while (plan->odd % 2 == 0)
+	{
+		plan->odd /= 2;
+		plan->shift++;
+	}
+	plan->src = src;
+	plan->src_m = src_m;
+	plan->src_words = bloom_payload_bytes(src_m) / 8;
+
+	/*
+	 * Packing bits that are spacing apart: merge pairs of groups of size
+	 * group, doubling both, until the groups are whole (group * 64 / spacing
+	 * bits at the bottom).
+	 */
+	plan->pack_steps = 0;
+	plan->run_mask = 0;
+	if (plan->shift >= 1 && plan->shift <= 6)
+	{
+		for (uint64_t bit = 0; bit < 64; bit += UINT64_C(1) << plan->shift)
+			plan->run_mask |= UINT64_C(1) << bit;
+		for (spacing = UINT64_C(1) << plan->shift, group = 1; spacing < 64;
+			 spacing *= 2, group *= 2)
+		{
+			uint64_t	mask = 0;
+
+			for (uint64_t start = 0; start < 64; start += 2 * spacing)
+				mask |= ((UINT64_C(1) << (2 * group)) - 1) << start;
+			plan->pack_shift[plan->pack_steps] = (unsigned) (spacing - group);
+			plan->pack_mask[plan->pack_steps] = mask;
+			plan->pack_steps++;
+		}
+	}
+
+	if (plan->odd > 1 && plan->odd <= BF_FOLD_TABLE_ODD)
+		for (uint64_t t = 0; t < plan->odd; t++)
+			for (unsigned v = 0; v < 256; v++)
+			{
+				uint8_t		out = 0;
+
+				for (unsigned i = 0; i < 8; i++)
+					if (v & (1u << i))
+						out |= (uint8_t) (1u << ((8 * t + i) / plan->odd));
+				plan->odd_table[t][v] = out;
+			}
+}
+
+/* Word index of the source; words past the end read as zero. */
+static inline uint64_t
+fold_load(const fold_plan *plan, uint64_t index)
+{
+	return index < plan->src_words ? load_word(plan->src + 8 * index) : 0;
+}
+
+/* Whether any source bit in [from, from + count) is set. */
+static bool
+fold_any_bit(const fold_plan *plan, uint64_t from, uint64_t count)
+{
+	uint64_t	to = from + count;
+
+	if (to > plan->src_m)
+		to = plan->src_m;
+	while (from < to)
+	{
+		uint64_t	word = fold_load(plan, from >> 6) >> (from & 63);
+		uint64_t	span = 64 - (from & 63);
+
+		if (span > to - from)
+		{
+			span = to - from;
+			word &= (UINT64_C(1) << span) - 1;
+		}
+		if (word != 0)
+			return true;
+		from += span;
+	}
+	return false;
+}
+
+/* OR each run of 2^shift bits of x (shift 1..6) into one bit, packed at the bottom. */
+static inline uint64_t
+squeeze_word(const fold_plan *plan, uint64_t x)
+{
+	for (unsigned r = 0; r < plan->shift; r++)
+		x |= x >> (1u << r);
+	x &= plan->run_mask;
+	for (unsigned step = 0; step < plan->pack_steps; step++)
+		x = (x | (x >> plan->pack_shift[step])) & plan->pack_mask[step];
+	return x;
+}
+
+/* The 2^shift source words from index first on, folded into one word. */
+static inline uint64_t
+fold_pow2_word(const fold_plan *plan, uint64_t first)
+{
+	unsigned	shift = plan->shift;
+	uint64_t	out = 0;
+
+	if (shift == 0)
+		return fold_load(plan, first);
+	if (shift <= 6)
+	{
+		unsigned	width = 64u >> shift;
+
+		for (uint64_t t = 0; t < (UINT64_C(1) << shift); t++)
+			out |= squeeze_word(plan, fold_load(plan, first + t)) << (t * width);
+		return out;
+	}
+	for (unsigned b = 0; b < 64; b++)
+	{
+		uint64_t	run = UINT64_C(1) << (shift - 6);
+		uint64_t	any = 0;
+
+		for (uint64_t t = 0; t < run; t++)
+			any |= fold_load(plan, first + b * run + t);
+		out |= (uint64_t) (any != 0) << b;
+	}
+	return out;
+}
+
+/* Output word w of the fold. */
+static inline uint64_t
+fold_word(const fold_plan *plan, uint64_t w)
+{
+	uint64_t	middle[BF_FOLD_TABLE_ODD];
+	uint64_t	out = 0;
+	uint64_t	odd = plan->odd;
+
+	if (odd > BF_FOLD_TABLE_ODD)
+	{
+		for (unsigned b = 0; b < 64; b++)
+			if (fold_any_bit(plan, (64 * w + b) * plan->factor, plan->factor))
+				out |= UINT64_C(1) << b;
+		return out;
+	}
+	for (uint64_t t = 0; t < odd; t++)
+		middle[t] = fold_pow2_word(plan, (w * odd + t) << plan->shift);
+	if (odd == 1)
+		return middle[0];
+	/* output byte j: middle bytes odd*j .. odd*j + odd - 1 */
+	for (unsigned j = 0, byte = 0; j < 8; j++)
+	{
+		unsigned	out_byte = 0;
+
+		for (uint64_t t = 0; t < odd; t++, byte++)
+			out_byte |= plan->odd_table[t][(middle[byte >> 3] >> (8 * (byte & 7))) & 0xff];
+		out |= (uint64_t) out_byte << (8 * j);
+	}
+	return out;
+}
+
+void
+bf_fold(const uint8_t *src, uint64_t src_m, uint8_t *dst, uint64_t dst_m)
+{
+	fold_plan	plan;
+	uint64_t	dst_words = bloom_payload_bytes(dst_m) / 8;
+
+	fold_plan_init(&plan, src, src_m, dst_m);
+	for (uint64_t w = 0; w < dst_words; w++)
+	{
+		if (w % BF_STRIDE_WORDS == BF_STRIDE_WORDS - 1)
+			check_interrupts();
+		store_word(dst + 8 * w, fold_word(&plan, w));
+	}
+}
+
+uint64_t
+bf_fold_popcount(const uint8_t *src, uint64_t src_m, uint64_t dst_m)
+{
+	fold_plan	plan;
+	uint64_t	dst_words = bloom_payload_bytes(dst_m) / 8;
+	uint64_t	count = 0;
+	uint8_t		buffer[8 * 512];
+
+	fold_plan_init(&plan, src, src_m, dst_m);
+	/* fold a block at a time into buffer, and count it with bf_popcount's kernel */
+	for (uint64_t start = 0; start < dst_words; start += 512)
+	{
+		uint64_t	n = dst_words - start < 512 ? dst_words - start : 512;
+
+		if (start % BF_STRIDE_WORDS == 0 && start > 0)
+			check_interrupts();
+		for (uint64_t w = 0; w < n; w++)
+			store_word(buffer + 8 * w, fold_word(&plan, start + w));
+		count += popcount_stride(buffer, (size_t) n);
+	}
+	return count;
+}
+
+/* ---- the sketch phase ---- */
+
+uint64_t
+bf_auto_ladder_next(uint64_t sketch_m, uint64_t m)
+{
+	uint64_t	odd = sketch_m;
+	uint64_t	best = 0;
+
+	while (odd % 2 == 0)
+		odd /= 2;
+	for (uint64_t d = 1; d <= odd; d += 2)
+	{
+		uint64_t	size;
+
+		if (odd % d != 0 || sketch_m / d <= m)
+			continue;
+		/* halve while the result stays an exact divisor above m */
+		for (size = sketch_m / d; size % 2 == 0 && size / 2 > m; size /= 2)
+			;
+		if (best == 0 || size < best)
+			best = size;
+	}
+	return best;
+}
+
+uint64_t
+bf_auto_choose_sketch(const uint8_t *bits, uint64_t sketch_m, uint32_t k, double p)
+{
+	uint64_t	bits_set = bf_popcount(bits, (size_t) bloom_payload_bytes(sketch_m));
+	double		n = bf_estimate_cardinality(sketch_m, k, bits_set);
+	double		bound = bf_auto_rate_bound(p);
+	uint64_t	m;
+
+	if (isinf(n))
+		return 0;
+	/* from the size the estimate predicts, until a candidate meets the bound */
+	for (m = bf_auto_ladder_next(sketch_m, 0);
+		 m != 0 && m < sketch_m && auto_expected_rate(n, m, k) > bound;
+		 m = bf_auto_ladder_next(sketch_m, m))
+		;
+	for (; m != 0; m = bf_auto_ladder_next(sketch_m, m))
+		if (bf_auto_holds(m, k, bf_fold_popcount(bits, sketch_m, m), p))
+			return m;
+	return 0;
+}

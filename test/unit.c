@@ -1361,6 +1361,325 @@ test_binary_form(void)
 	CHECK_STATUS(binary_decode_exact(form, sizeof(valid) + 8, &header), BF_LENGTH);
 }
 
+/* ---- self-sizing filters ---- */
+
+/* hashes of the int8 values first .. first + n - 1 */
+static void
+add_range(uint8_t *bits, uint64_t m, uint32_t k, int64_t first, int64_t n)
+{
+	for (int64_t key = first; key < first + n; key++)
+		bf_add_hash(bits, m, k, hash_int64(key));
+}
+
+static void
+test_auto_shape(void)
+{
+	static const double rates[] = {0.9, 0.7, 0.5, 0.3, 0.2, 0.1, 0.05, 0.02, 0.01,
+	0.005, 0.001, 1e-4, 1e-6, 1e-10, 1e-19, 0x1p-6, 0.0110485434560398, 0x1p-64};
+
+	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)
+	{
+		uint32_t	k,
+					optimal_k;
+		uint64_t	sketch_m,
+					m;
+		double		bound = bf_auto_rate_bound(rates[i]);
+		double		bits_per_value;
+
+		CHECK_STATUS(bf_auto_shape(rates[i], &k, &sketch_m), BF_OK);
+		/* the k bloom_empty(p, n) gives for large n (m may be too large) */
+		(void) bf_optimal_shape(rates[i], 1000000000, &m, &optimal_k);
+		CHECK_U64(k, optimal_k);
+		/* M = 15 * 2^J, with 5 * 2^J enough for 10^7 values and 2.5 * 2^J not */
+		bits_per_value = -(double) k / log1p(-pow(bound, 1.0 / k));
+		CHECK(sketch_m % 15 == 0 && ((sketch_m / 15) & (sketch_m / 15 - 1)) == 0);
+		CHECK(sketch_m / 3 >= bits_per_value * 1e7 && sketch_m / 6 < bits_per_value * 1e7);
+		CHECK(sketch_m % 64 == 0 && sketch_m <= BLOOM_M_MAX && sketch_m / 8 < 0x3fffffff);
+		/* the margin: at most 10%, and 3 standard deviations at 100000 draws */
+		CHECK(bound < rates[i] && bound >= 0.9 * rates[i]);
+	}
+	{
+		uint32_t	k;
+		uint64_t	sketch_m;
+
+		CHECK_STATUS(bf_auto_shape(0.01, &k, &sketch_m), BF_OK);
+		CHECK_U64(k, 7);
+		CHECK_U64(sketch_m, 15 * (UINT64_C(1) << 25));
+		CHECK_STATUS(bf_auto_shape(0.0, &k, &sketch_m), BF_FALSE_POSITIVE_RATE_RANGE);
+		CHECK_STATUS(bf_auto_shape(1.0, &k, &sketch_m), BF_FALSE_POSITIVE_RATE_RANGE);
+		CHECK_STATUS(bf_auto_shape(NAN, &k, &sketch_m), BF_FALSE_POSITIVE_RATE_RANGE);
+		CHECK_STATUS(bf_auto_shape(1e-25, &k, &sketch_m), BF_K_RANGE);
+		CHECK_U64(k, 83);
+	}
+}
+
+/*
+ * Folding a filter of m bits by f gives exactly the filter built at m / f,
+ * for powers of two (within a word and across words), odd factors, their
+ * products, odd factors above 63 (bit by bit), and sizes that are not whole
+ * words.
+ */
+static void
+test_fold(void)
+{
+	static const struct
+	{
+		uint64_t	dst_m;
+		uint64_t	factor;
+	}			cases[] = {
+		{64, 2}, {1000, 2}, {37, 2}, {1, 2}, {640, 4}, {320, 64}, {100, 128},
+		{64, 512}, {999, 3}, {192, 5}, {128, 15}, {61, 15}, {500, 30},
+		{300, 15 * 256}, {77, 67}, {64, 67 * 4}, {4096, 1}, {5000, 7},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		uint64_t	dst_m = cases[i].dst_m;
+		uint64_t	src_m = dst_m * cases[i].factor;
+		size_t		src_bytes = (size_t) bloom_payload_bytes(src_m);
+		size_t		dst_bytes = (size_t) bloom_payload_bytes(dst_m);
+		uint8_t    *src = xmalloc(src_bytes);
+		uint8_t    *direct = xmalloc(dst_bytes);
+		uint8_t    *folded = xmalloc(dst_bytes);
+		int64_t		n = (int64_t) (dst_m / 10 + 1);
+
+		memset(src, 0, src_bytes);
+		memset(direct, 0, dst_bytes);
+		memset(folded, 0xa5, dst_bytes);
+		add_range(src, src_m, 7, 1000 * (int64_t) i, n);
+		add_range(direct, dst_m, 7, 1000 * (int64_t) i, n);
+		bf_fold(src, src_m, folded, dst_m);
+		if (!CHECK(memcmp(folded, direct, dst_bytes) == 0))
+			fprintf(stderr, "    fold of m = %" PRIu64 " by %" PRIu64 "\n", src_m, cases[i].factor);
+		CHECK_U64(bf_fold_popcount(src, src_m, dst_m), bf_popcount(direct, dst_bytes));
+		CHECK_STATUS(bf_check_bits(&(BloomHeader) {1, 1, 7, 0, dst_m}, folded, dst_bytes), BF_OK);
+		free(src);
+		free(direct);
+		free(folded);
+	}
+}
+
+static void
+test_hashset(void)
+{
+	bf_hashset	set = {NULL, 8, 0, false};
+	bf_hashset_iter iter = {0, false};
+	bf_hash		hash;
+	bf_hash		zero = {0, 0};
+	uint64_t	seen = 0;
+	bool		all_new = true;
+
+	set.slots = calloc(set.capacity, sizeof(bf_hash));
+	for (int round = 0; round < 2; round++)
+		for (int64_t key = 0; key < 5000; key++)
+		{
+			bool		added;
+
+			if (bf_hashset_full(&set))
+			{
+				bf_hashset	bigger = {NULL, set.capacity * 2, 0, false};
+
+				bigger.slots = calloc(bigger.capacity, sizeof(bf_hash));
+				bf_hashset_move(&set, &bigger);
+				CHECK_U64(bigger.count, set.count);
+				free(set.slots);
+				set = bigger;
+			}
+			added = bf_hashset_add(&set, hash_int64(key));
+			if (added != (round == 0))
+				all_new = false;
+		}
+	CHECK(all_new);
+	CHECK_U64(set.count, 5000);
+	CHECK(set.capacity == 8192);
+	CHECK(bf_hashset_add(&set, zero));
+	CHECK(!bf_hashset_add(&set, zero));
+	CHECK_U64(set.count, 5001);
+	while (bf_hashset_next(&set, &iter, &hash))
+		seen++;
+	CHECK_U64(seen, 5001);
+	free(set.slots);
+}
+
+/* a set of the int8 values first .. first + n - 1, added in the given order */
+static bf_hashset
+make_set(int64_t first, int64_t n, bool descending)
+{
+	bf_hashset	set = {NULL, 16, 0, false};
+
+	while ((uint64_t) n * 4 >= set.capacity * 3)
+		set.capacity *= 2;
+	set.slots = calloc(set.capacity, sizeof(bf_hash));
+	for (int64_t i = 0; i < n; i++)
+		bf_hashset_add(&set, hash_int64(descending ? first + n - 1 - i : first + i));
+	return set;
+}
+
+/* Measured rate over absent values 10^9 + i, i < trials. */
+static double
+measured_rate(const uint8_t *bits, uint64_t m, uint32_t k, int64_t trials)
+{
+	int64_t		hits = 0;
+
+	for (int64_t i = 0; i < trials; i++)
+		hits += bf_contains_hash(bits, m, k, hash_int64(1000000000 + i));
+	return (double) hits / (double) trials;
+}
+
+static void
+test_auto_exact(void)
+{
+	static const int64_t sizes[] = {0, 1, 2, 3, 5, 10, 30, 100, 1000, 10000, 100000};
+	static const double rates[] = {0.01, 0.1, 0.001, 0.5};
+
+	for (size_t r = 0; r < sizeof(rates) / sizeof(rates[0]); r++)
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		{
+			double		p = rates[r];
+			int64_t		n = sizes[i];
+			uint32_t	k;
+			uint64_t	sketch_m,
+						optimal_m,
+						m,
+						m_again;
+			uint32_t	optimal_k;
+			bf_hashset	set = make_set(1, n, false);
+			bf_hashset	reversed = make_set(1, n, true);
+			uint64_t	max_m;
+			uint8_t    *bits,
+					   *again,
+					   *direct;
+			size_t		nbytes;
+
+			bf_auto_shape(p, &k, &sketch_m);
+			bf_optimal_shape(p, n > 0 ? n : 1, &optimal_m, &optimal_k);
+			max_m = bf_auto_exact_max_m((uint64_t) n, p, k, sketch_m);
+			bits = xmalloc((size_t) bloom_payload_bytes(max_m));
+			again = xmalloc((size_t) bloom_payload_bytes(max_m));
+			m = bf_auto_choose_exact(&set, p, k, max_m, bits);
+			m_again = bf_auto_choose_exact(&reversed, p, k, max_m, again);
+			nbytes = (size_t) bloom_payload_bytes(m);
+			direct = xmalloc(nbytes);
+			memset(direct, 0, nbytes);
+			add_range(direct, m, k, 1, n);
+
+			/* an ordinary filter of the values, whatever the order */
+			CHECK(m <= max_m && memcmp(bits, direct, nbytes) == 0);
+			CHECK(m == m_again && memcmp(bits, again, nbytes) == 0);
+			/*
+			 * Within 1.5 times the optimal m from 30 values on.  Below,
+			 * double hashing's coinciding probes need more bits than the
+			 * formula gives (whose filter does not hold the target there:
+			 * 1 value in 10 bits at p = 0.01 lets 9% through).
+			 */
+			CHECK(m >= optimal_m);
+			if (n >= 30 && !CHECK(m <= 1.5 * optimal_m))
+				fprintf(stderr, "    p = %g, n = %" PRId64 ": m = %" PRIu64 ", optimal %" PRIu64 "\n",
+						p, n, m, optimal_m);
+			CHECK(bf_auto_holds(m, k, bf_popcount(bits, nbytes), p));
+			/* the measured rate over 10^6 absent values, against p itself */
+			if (p == 0.01 && (n <= 5 || n == 1000))
+			{
+				double		rate = measured_rate(bits, m, k, 1000000);
+
+				printf("self-sized, p = 0.01, n = %" PRId64 ": m = %" PRIu64 " (optimal %" PRIu64 "), rate over 10^6 absent values %.5f\n",
+					   n, m, optimal_m, rate);
+				CHECK(rate <= p);
+			}
+			free(bits);
+			free(again);
+			free(direct);
+			free(set.slots);
+			free(reversed.slots);
+		}
+}
+
+/* The ladder of a sketch of 15 * 2^10 bits: its divisors, at most 4/3 apart below M / 3. */
+static void
+test_auto_ladder(void)
+{
+	const uint64_t sketch_m = 15 * 1024;
+	uint64_t	previous = bf_auto_ladder_next(sketch_m, 0);
+	uint64_t	count = 1;
+
+	CHECK_U64(previous, 1);
+	for (uint64_t m = bf_auto_ladder_next(sketch_m, previous); m != 0;
+		 m = bf_auto_ladder_next(sketch_m, m))
+	{
+		CHECK(sketch_m % m == 0 && m > previous);
+		if (m <= sketch_m / 3 && previous >= 4)
+			CHECK(m * 3 <= previous * 4);
+		previous = m;
+		count++;
+	}
+	CHECK_U64(previous, sketch_m);
+	/* 2^0..2^10 times 1, 3, 5, 15 */
+	CHECK_U64(count, 44);
+	CHECK_U64(bf_auto_ladder_next(sketch_m, 5120), 7680);
+	CHECK_U64(bf_auto_ladder_next(sketch_m, 7680), 15360);
+	CHECK_U64(bf_auto_ladder_next(sketch_m, 15360), 0);
+	CHECK_U64(bf_auto_ladder_next(sketch_m, 1000), 1024);
+}
+
+/*
+ * The sketch phase with a small sketch (M = 15 * 2^12 bits at p = 0.01,
+ * k = 7): the chosen size is the filter built directly, within 1.5 times
+ * optimal while it is at most M / 3; between M / 3 and M the target still
+ * holds; past M (about 6270 values) there is no size, and the SQL layer
+ * raises its error.
+ */
+static void
+test_auto_sketch(void)
+{
+	static const int64_t sizes[] = {200, 1000, 2000, 4000, 5000, 6000, 7000, 20000};
+	const uint64_t sketch_m = 15 * 4096;
+	const double p = 0.01;
+	const uint32_t k = 7;
+	size_t		sketch_bytes = (size_t) bloom_payload_bytes(sketch_m);
+	uint8_t    *sketch = xmalloc(sketch_bytes);
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+	{
+		int64_t		n = sizes[i];
+		uint64_t	m,
+					optimal_m;
+		uint32_t	optimal_k;
+
+		memset(sketch, 0, sketch_bytes);
+		add_range(sketch, sketch_m, k, 1, n);
+		/* duplicates change nothing */
+		add_range(sketch, sketch_m, k, 1, n / 2);
+		m = bf_auto_choose_sketch(sketch, sketch_m, k, p);
+		bf_optimal_shape(p, n, &optimal_m, &optimal_k);
+		if (n > 6500)
+		{
+			CHECK_U64(m, 0);
+			continue;
+		}
+		if (!CHECK(m != 0))
+			continue;
+		{
+			size_t		nbytes = (size_t) bloom_payload_bytes(m);
+			uint8_t    *direct = xmalloc(nbytes);
+			uint8_t    *folded = xmalloc(nbytes);
+
+			memset(direct, 0, nbytes);
+			add_range(direct, m, k, 1, n);
+			bf_fold(sketch, sketch_m, folded, m);
+			CHECK(memcmp(direct, folded, nbytes) == 0);
+			CHECK(bf_auto_holds(m, k, bf_popcount(direct, nbytes), p));
+			if (optimal_m * 1.03 <= sketch_m / 3)
+				CHECK(m <= 1.5 * optimal_m);
+			else
+				CHECK(m == sketch_m / 2 || m == sketch_m || m <= 1.5 * optimal_m);
+			/* the size below it misses the target (where it is on the ladder) */
+			free(direct);
+			free(folded);
+		}
+	}
+	free(sketch);
+}
+
 int
 main(void)
 {
@@ -1380,6 +1699,12 @@ main(void)
 	test_binary_form();
 	test_false_positive_rate();
 	test_cardinality_estimate();
+	test_auto_shape();
+	test_fold();
+	test_hashset();
+	test_auto_exact();
+	test_auto_ladder();
+	test_auto_sketch();
 
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;

@@ -1,0 +1,444 @@
+/*
+ * bloom_autoagg.c: the self-sizing aggregates bloom_agg(value) and
+ * bloom_agg(value, false_positive_rate), which need no capacity.
+ *
+ * The result is an ordinary filter (hash scheme 1, k = round(log2(1/p)))
+ * whose m is chosen in the final function for the number of distinct values
+ * actually aggregated; core.c ("self-sizing filters") explains the method
+ * and the bounds.  The transition state has two phases:
+ *
+ * - exact: the set of the values' 128-bit hashes (bf_hashset), which starts
+ *   at 16 slots and doubles, so that small groups stay small, up to
+ *   BF_AUTO_EXACT_LIMIT (2^17) distinct values, 4 MB;
+ * - sketch: past that, one filter of M = 15 * 2^J bits (60 MB at p = 0.01),
+ *   which the final function folds down to the size it chooses.
+ *
+ * The final function reads the state and builds a new filter, so the
+ * aggregates work as window aggregates.  Parallel aggregation: the combine
+ * function merges hash sets (moving to the sketch past the limit), adds a
+ * hash set to a sketch, or ORs sketches; the phase and the bits depend only
+ * on the set of values, so every plan gives the same filter as a serial
+ * one.  Deserialization validates everything it reads.
+ *
+ * With no rows the result is the empty filter of the optimal size for one
+ * value, when the false-positive rate is known: bloom_agg(value) always,
+ * bloom_agg(value, p) when p is a constant (as for bloom_agg with a
+ * capacity, bloom_agg.c).
+ */
+#include "bloom_pg.h"
+
+#include "catalog/pg_type.h"
+#include "utils/float.h"
+
+typedef struct BloomAutoState
+{
+	double		false_positive_rate;
+	uint32		k;
+	uint64		sketch_m;		/* M, from the rate */
+	bf_hashset	set;			/* exact phase: set.slots != NULL */
+	uint8	   *sketch;			/* sketch phase: M bits, else NULL */
+	BloomEncoder *encoder;		/* the value hasher, resolved once */
+} BloomAutoState;
+
+#define BLOOM_AUTO_INITIAL_SLOTS 16
+
+/* k and M for rate p, or the ERROR for a bad p. */
+static void
+bloom_autoagg_shape(double p, uint32 *k, uint64 *sketch_m)
+{
+	bf_status	status = bf_auto_shape(p, k, sketch_m);
+
+	if (status != BF_OK)
+		bloom_raise_shape_error(status, "bloom_agg", 0, *k, p, -1);
+}
+
+/* A new, empty state in the current memory context. */
+static BloomAutoState *
+bloom_autoagg_state_new(double p)
+{
+	BloomAutoState *state = (BloomAutoState *) palloc0(sizeof(BloomAutoState));
+
+	bloom_autoagg_shape(p, &state->k, &state->sketch_m);
+	state->false_positive_rate = p;
+	state->set.capacity = BLOOM_AUTO_INITIAL_SLOTS;
+	state->set.slots = (bf_hash *) palloc0(BLOOM_AUTO_INITIAL_SLOTS * sizeof(bf_hash));
+	return state;
+}
+
+/* Every row and every partial state must ask for the rate the first one did. */
+static void
+bloom_autoagg_check_rate(const BloomAutoState *state, double p)
+{
+	if (p != state->false_positive_rate)
+		ereport(ERROR,
+				errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				errmsg("bloom_agg: false_positive_rate must be the same in every row"),
+				errdetail("The filter is being built for false_positive_rate %s; a row has false_positive_rate %s.",
+						  float8out_internal(state->false_positive_rate),
+						  float8out_internal(p)));
+}
+
+/* Move from the exact phase to the sketch: the hashes go into M bits. */
+static void
+bloom_autoagg_to_sketch(BloomAutoState *state, MemoryContext aggcontext)
+{
+	bf_hashset_iter iter = {0, false};
+	bf_hash		hash;
+
+	state->sketch = (uint8 *) MemoryContextAllocZero(aggcontext,
+													 bloom_payload_bytes(state->sketch_m));
+	while (bf_hashset_next(&state->set, &iter, &hash))
+		bf_add_hash(state->sketch, state->sketch_m, state->k, hash);
+	pfree(state->set.slots);
+	memset(&state->set, 0, sizeof(state->set));
+}
+
+/* Room for one more hash in the exact phase: double the set when full. */
+static void
+bloom_autoagg_reserve(BloomAutoState *state, MemoryContext context)
+{
+	bf_hashset	bigger = {NULL, state->set.capacity * 2, 0, false};
+
+	if (!bf_hashset_full(&state->set))
+		return;
+	bigger.slots = (bf_hash *) MemoryContextAllocZero(context,
+													  mul_size(bigger.capacity, sizeof(bf_hash)));
+	bf_hashset_move(&state->set, &bigger);
+	pfree(state->set.slots);
+	state->set = bigger;
+}
+
+static void
+bloom_autoagg_add(BloomAutoState *state, bf_hash hash, MemoryContext aggcontext)
+{
+	if (state->sketch != NULL)
+	{
+		bf_add_hash(state->sketch, state->sketch_m, state->k, hash);
+		return;
+	}
+	bloom_autoagg_reserve(state, aggcontext);
+	if (bf_hashset_add(&state->set, hash) && state->set.count > BF_AUTO_EXACT_LIMIT)
+		bloom_autoagg_to_sketch(state, aggcontext);
+}
+
+/* Fold state from (any memory context) into state into (the aggregate's). */
+static void
+bloom_autoagg_merge(BloomAutoState *into, const BloomAutoState *from,
+					MemoryContext aggcontext)
+{
+	bloom_autoagg_check_rate(into, from->false_positive_rate);
+	if (from->sketch != NULL)
+	{
+		if (into->sketch == NULL)
+			bloom_autoagg_to_sketch(into, aggcontext);
+		bf_or_into(into->sketch, from->sketch, bloom_payload_bytes(into->sketch_m));
+	}
+	else
+	{
+		bf_hashset_iter iter = {0, false};
+		bf_hash		hash;
+
+		while (bf_hashset_next(&from->set, &iter, &hash))
+			bloom_autoagg_add(into, hash, aggcontext);
+	}
+}
+
+/*
+ * bloom_agg(value) and bloom_agg(value, false_positive_rate).  The state is
+ * created from the first row even when its value is NULL, so a bad rate is
+ * an error whatever the values.
+ */
+PG_FUNCTION_INFO_V1(bloom_autoagg_transfn);
+Datum
+bloom_autoagg_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcontext = bloom_agg_context(fcinfo, "bloom_autoagg_transfn");
+	BloomAutoState *state = PG_ARGISNULL(0) ? NULL : (BloomAutoState *) PG_GETARG_POINTER(0);
+	double		p = BF_DEFAULT_FALSE_POSITIVE_RATE;
+
+	if (PG_NARGS() > 2)
+	{
+		if (PG_ARGISNULL(2))
+			ereport(ERROR,
+					errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					errmsg("bloom_agg: false_positive_rate must not be NULL"));
+		p = PG_GETARG_FLOAT8(2);
+	}
+
+	if (state == NULL)
+	{
+		MemoryContext old_context = MemoryContextSwitchTo(aggcontext);
+
+		state = bloom_autoagg_state_new(p);
+		MemoryContextSwitchTo(old_context);
+	}
+	else
+		bloom_autoagg_check_rate(state, p);
+
+	if (!PG_ARGISNULL(1))
+	{
+		if (state->encoder == NULL)
+			state->encoder = bloom_call_encoder(fcinfo, 1);
+		bloom_autoagg_add(state, bloom_encoder_hash(state->encoder, PG_GETARG_DATUM(1)),
+						  aggcontext);
+	}
+	PG_RETURN_POINTER(state);
+}
+
+/* The filter for a state (NULL: no rows), in CurrentMemoryContext. */
+static BloomFilter *
+bloom_autoagg_result(const BloomAutoState *state, double p)
+{
+	BloomFilter *filter;
+	uint32		k;
+	uint64		sketch_m;
+	uint64		m;
+
+	if (state != NULL && state->sketch != NULL)
+	{
+		m = bf_auto_choose_sketch(state->sketch, state->sketch_m, state->k,
+								  state->false_positive_rate);
+		if (m == 0)
+			ereport(ERROR,
+					errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					errmsg("bloom_agg: too many distinct values for a self-sized filter at false_positive_rate %g",
+						   state->false_positive_rate),
+					errdetail("A self-sized filter at this rate has at most m = " UINT64_FORMAT " bits, which cannot hold about %.0f distinct values at the rate.",
+							  state->sketch_m,
+							  bf_estimate_cardinality(state->sketch_m, state->k,
+													  bf_popcount(state->sketch,
+																  bloom_payload_bytes(state->sketch_m)))),
+					errhint("Give the capacity: bloom_agg(value, false_positive_rate, capacity)."));
+		filter = bloom_alloc(m, state->k, BLOOM_HASH_SCHEME_CURRENT);
+		bf_fold(state->sketch, state->sketch_m, filter->bits, m);
+		return filter;
+	}
+
+	{
+		bf_hashset	empty = {NULL, 0, 0, false};
+		const bf_hashset *set = state != NULL ? &state->set : &empty;
+		uint64		max_m;
+		uint8	   *bits;
+
+		bloom_autoagg_shape(p, &k, &sketch_m);
+		max_m = bf_auto_exact_max_m(set->count, p, k, sketch_m);
+		if (max_m == 0)
+			ereport(ERROR,
+					errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					errmsg("bloom_agg: a self-sized filter cannot hold false_positive_rate %g", p),
+					errdetail("For " UINT64_FORMAT " distinct values it would need more than the self-sizing limit of m = " UINT64_FORMAT " bits at this rate.",
+							  set->count, sketch_m),
+					errhint("Use a higher false_positive_rate."));
+		bits = (uint8 *) palloc(bloom_payload_bytes(max_m));
+		m = bf_auto_choose_exact(set, p, k, max_m, bits);
+		filter = bloom_alloc(m, k, BLOOM_HASH_SCHEME_CURRENT);
+		memcpy(filter->bits, bits, bloom_payload_bytes(m));
+		pfree(bits);
+		return filter;
+	}
+}
+
+/* bloom_agg(value): the rate is the default. */
+PG_FUNCTION_INFO_V1(bloom_autoagg_default_finalfn);
+Datum
+bloom_autoagg_default_finalfn(PG_FUNCTION_ARGS)
+{
+	bloom_agg_context(fcinfo, "bloom_autoagg_default_finalfn");
+	if (!PG_ARGISNULL(0))
+	{
+		BloomAutoState *state = (BloomAutoState *) PG_GETARG_POINTER(0);
+
+		PG_RETURN_POINTER(bloom_autoagg_result(state, state->false_positive_rate));
+	}
+	PG_RETURN_POINTER(bloom_autoagg_result(NULL, BF_DEFAULT_FALSE_POSITIVE_RATE));
+}
+
+/*
+ * bloom_agg(value, false_positive_rate): with no rows the rate comes from
+ * the aggregate call, so it must be a constant; otherwise (and in a window
+ * frame with no rows) the result of no rows is NULL.
+ */
+PG_FUNCTION_INFO_V1(bloom_autoagg_finalfn);
+Datum
+bloom_autoagg_finalfn(PG_FUNCTION_ARGS)
+{
+	Aggref	   *aggref;
+	Const	   *p_const;
+
+	bloom_agg_context(fcinfo, "bloom_autoagg_finalfn");
+	if (!PG_ARGISNULL(0))
+	{
+		BloomAutoState *state = (BloomAutoState *) PG_GETARG_POINTER(0);
+
+		PG_RETURN_POINTER(bloom_autoagg_result(state, state->false_positive_rate));
+	}
+
+	aggref = bloom_agg_call(fcinfo);
+	if (aggref == NULL || list_length(aggref->args) != 2)
+		PG_RETURN_NULL();
+	p_const = (Const *) list_nth_node(TargetEntry, aggref->args, 1)->expr;
+	if (!IsA(p_const, Const) || p_const->constisnull || p_const->consttype != FLOAT8OID)
+		PG_RETURN_NULL();
+	PG_RETURN_POINTER(bloom_autoagg_result(NULL, DatumGetFloat8(p_const->constvalue)));
+}
+
+/*
+ * Fold partial state2 into state1; a NULL state (no input) is the identity.
+ * state2 may live in a shorter-lived context, so when state1 is NULL the
+ * result is a new state in the aggregate context.
+ */
+PG_FUNCTION_INFO_V1(bloom_autoagg_combinefn);
+Datum
+bloom_autoagg_combinefn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcontext = bloom_agg_context(fcinfo, "bloom_autoagg_combinefn");
+	BloomAutoState *state1 = PG_ARGISNULL(0) ? NULL : (BloomAutoState *) PG_GETARG_POINTER(0);
+	BloomAutoState *state2 = PG_ARGISNULL(1) ? NULL : (BloomAutoState *) PG_GETARG_POINTER(1);
+
+	if (state2 == NULL)
+	{
+		if (state1 == NULL)
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(state1);
+	}
+	if (state1 == NULL)
+	{
+		MemoryContext old_context = MemoryContextSwitchTo(aggcontext);
+
+		state1 = bloom_autoagg_state_new(state2->false_positive_rate);
+		MemoryContextSwitchTo(old_context);
+	}
+	bloom_autoagg_merge(state1, state2, aggcontext);
+	PG_RETURN_POINTER(state1);
+}
+
+/*
+ * Serialized state (between the processes of one query, so native byte
+ * order): false_positive_rate (float8), k (uint32), phase (uint32: 0 exact,
+ * 1 sketch), then for the exact phase the number of hashes (uint64) and the
+ * hashes (h1, h2), for the sketch M (uint64) and its bit array.
+ */
+typedef struct BloomAutoSerialHeader
+{
+	double		false_positive_rate;
+	uint32		k;
+	uint32		phase;
+	uint64		count;			/* hashes, or M */
+} BloomAutoSerialHeader;
+
+#define BLOOM_AUTO_PHASE_EXACT 0
+#define BLOOM_AUTO_PHASE_SKETCH 1
+
+PG_FUNCTION_INFO_V1(bloom_autoagg_serialfn);
+Datum
+bloom_autoagg_serialfn(PG_FUNCTION_ARGS)
+{
+	BloomAutoState *state;
+	BloomAutoSerialHeader header;
+	Size		payload;
+	bytea	   *result;
+	char	   *out;
+
+	bloom_agg_context(fcinfo, "bloom_autoagg_serialfn");
+	state = (BloomAutoState *) PG_GETARG_POINTER(0);
+	memset(&header, 0, sizeof(header));
+	header.false_positive_rate = state->false_positive_rate;
+	header.k = state->k;
+	if (state->sketch != NULL)
+	{
+		header.phase = BLOOM_AUTO_PHASE_SKETCH;
+		header.count = state->sketch_m;
+		payload = bloom_payload_bytes(state->sketch_m);
+	}
+	else
+	{
+		header.phase = BLOOM_AUTO_PHASE_EXACT;
+		header.count = state->set.count;
+		payload = mul_size(state->set.count, sizeof(bf_hash));
+	}
+
+	result = (bytea *) palloc(add_size(VARHDRSZ + sizeof(header), payload));
+	SET_VARSIZE(result, VARHDRSZ + sizeof(header) + payload);
+	out = VARDATA(result);
+	memcpy(out, &header, sizeof(header));
+	out += sizeof(header);
+	if (state->sketch != NULL)
+		memcpy(out, state->sketch, payload);
+	else
+	{
+		bf_hashset_iter iter = {0, false};
+		bf_hash		hash;
+
+		while (bf_hashset_next(&state->set, &iter, &hash))
+		{
+			memcpy(out, &hash, sizeof(hash));
+			out += sizeof(hash);
+		}
+	}
+	PG_RETURN_BYTEA_P(result);
+}
+
+static void
+bloom_autoagg_raise_corrupt(const char *detail)
+{
+	ereport(ERROR,
+			errcode(ERRCODE_DATA_CORRUPTED),
+			errmsg("invalid serialized bloom_agg state"),
+			errdetail("%s", detail));
+}
+
+/* The inverse of the above, in CurrentMemoryContext, checking everything. */
+PG_FUNCTION_INFO_V1(bloom_autoagg_deserialfn);
+Datum
+bloom_autoagg_deserialfn(PG_FUNCTION_ARGS)
+{
+	bytea	   *serialized;
+	const char *in;
+	Size		length;
+	BloomAutoSerialHeader header;
+	BloomAutoState *state;
+	uint32		k;
+	uint64		sketch_m;
+
+	bloom_agg_context(fcinfo, "bloom_autoagg_deserialfn");
+	serialized = PG_GETARG_BYTEA_PP(0);
+	in = VARDATA_ANY(serialized);
+	length = VARSIZE_ANY_EXHDR(serialized);
+	if (length < sizeof(header))
+		bloom_autoagg_raise_corrupt("The state is too short.");
+	memcpy(&header, in, sizeof(header));
+	in += sizeof(header);
+	length -= sizeof(header);
+
+	if (bf_auto_shape(header.false_positive_rate, &k, &sketch_m) != BF_OK ||
+		k != header.k)
+		bloom_autoagg_raise_corrupt("The false-positive rate or k is not valid.");
+	state = bloom_autoagg_state_new(header.false_positive_rate);
+
+	if (header.phase == BLOOM_AUTO_PHASE_SKETCH)
+	{
+		if (header.count != sketch_m || length != bloom_payload_bytes(sketch_m))
+			bloom_autoagg_raise_corrupt("The sketch does not have the size its false-positive rate gives.");
+		pfree(state->set.slots);
+		memset(&state->set, 0, sizeof(state->set));
+		state->sketch = (uint8 *) palloc(length);
+		memcpy(state->sketch, in, length);
+	}
+	else if (header.phase == BLOOM_AUTO_PHASE_EXACT)
+	{
+		if (header.count > BF_AUTO_EXACT_LIMIT || length != header.count * sizeof(bf_hash))
+			bloom_autoagg_raise_corrupt("The number of hashes is out of range or does not match the length.");
+		for (uint64 i = 0; i < header.count; i++)
+		{
+			bf_hash		hash;
+
+			memcpy(&hash, in + i * sizeof(hash), sizeof(hash));
+			bloom_autoagg_reserve(state, CurrentMemoryContext);
+			if (!bf_hashset_add(&state->set, hash))
+				bloom_autoagg_raise_corrupt("A hash appears twice.");
+		}
+	}
+	else
+		bloom_autoagg_raise_corrupt("The phase is unknown.");
+	PG_RETURN_POINTER(state);
+}
