@@ -74,12 +74,23 @@
  * Modulo m, double hashing degenerates when h2 is 0 or shares a factor with
  * m (the probes cycle over a few positions), which is what the cubic term
  * was introduced to break.  Modulo 2^64 the failure depends on h2 alone:
- * probes i < j of one value meet only when (j - i)*h2 falls within 2^64/m
- * of a multiple of 2^64 (h2 = 0 is one such case), which has probability
- * about 2/m per pair, the same as for independent hashes.  The cubic term,
- * at most 41664 for k = 64, is small beside the 2^64/m values that map to
- * one bit, so here it changes little; it is kept because it costs one
- * addition and makes the scheme the published one.
+ * probes i < j of one value meet when (j - i)*h2 falls within 2^64/m of a
+ * multiple of 2^64 (h2 = 0 is one such case).  Unlike independent hashes,
+ * the probes of such a value are not merely one bit short: they all fall
+ * on a run of a few neighbouring bits, which a filter at half fill has all
+ * set far more often than k scattered bits.  This happens with probability
+ * about 2/(k m) per value, so it adds a floor of roughly 1/(k m) to the
+ * false-positive rate that does not shrink as p does.  Kirsch and
+ * Mitzenmacher's result is asymptotic in m; at the sizes people use (p =
+ * 0.01 and thousands of values or more, m >= 10^4) the floor is below 1% of
+ * p, but it dominates tiny filters and very small p: bloom_empty(0.01, 1)
+ * (10 bits) lets about 9% through, and a filter of 1,000 values at p = 1e-6
+ * about 6e-6 (measured; the self-sizing aggregate accounts for it, see
+ * "Holding the target" below).  It is part of scheme 1 and cannot change
+ * under it; a later scheme could derive the probes from more hash bits.
+ * The cubic term, at most 41664 for k = 64, is small beside the 2^64/m
+ * values that map to one bit, so here it changes little; it is kept because
+ * it costs one addition and makes the scheme the published one.
  *
  * A filter records its scheme in the header; a later scheme gets a new
  * number and old filters keep working.
