@@ -4,14 +4,15 @@
 #
 #   source "$(dirname "$0")/common.bash"
 #   cluster_main NAME "$@" [-o name=value]...   # re-runs this script inside test/pg_cluster.sh
-#   ... checks, with check / pass / fail ...
+#   ... checks, with check / pass / fail / verdict / check_lines ...
 #   cluster_done
 #
 # Outside the cluster, cluster_main starts test/pg_cluster.sh on INSTDIR ($1)
 # with this script as the command, then prints the one final line
 # "NAME: N passed, M failed" (a crash or a failure before the end counts as a
 # failure) and exits.  Inside, it returns and the body runs with PGHOST etc.
-# set; cluster_done hands the counts back.
+# set; cluster_done hands the counts back.  A script that needs a second
+# server calls cluster_nested after cluster_main.
 
 set -euo pipefail
 
@@ -24,7 +25,9 @@ passed=0
 failed=0
 
 pass() { passed=$((passed + 1)); echo "ok: $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
+# A description of several lines (a plan, some output) shows its later lines
+# indented.
+fail() { failed=$((failed + 1)); printf 'FAIL: %s\n' "$*" | sed '2,$s/^/    | /'; }
 # check DESCRIPTION EXPECTED ACTUAL
 check() {
 	if [ "$2" = "$3" ]; then
@@ -32,6 +35,25 @@ check() {
 	else
 		fail "$1: expected [$2], got [$3]"
 	fi
+}
+# verdict pass|fail DESCRIPTION: a check decided elsewhere (anything but
+# "pass" fails)
+verdict() {
+	if [ "$1" = pass ]; then
+		pass "$2"
+	else
+		fail "$2"
+	fi
+}
+# check_lines FILE: the lines "CHECK pass|fail DESCRIPTION" of FILE (SQL
+# prints them, with format('CHECK %s ...')) counted as checks; then its other
+# lines, printed as they are.
+check_lines() {
+	local result description
+	while read -r _ result description; do
+		verdict "$result" "$description"
+	done < <(grep '^CHECK ' "$1" || true)
+	grep -v '^CHECK ' "$1" || true
 }
 
 cluster_main() {
@@ -58,6 +80,21 @@ cluster_main() {
 	echo "$name: $p passed, $f failed"
 	[ "$f" -eq 0 ]
 	exit
+}
+
+# cluster_nested PREFIX INSTDIR [-o name=value]...: a second throwaway
+# cluster, for a script that needs two servers.  Called after cluster_main,
+# inside its cluster: keeps that cluster's PGHOST and PGPORT in PREFIX_HOST
+# and PREFIX_PORT, then runs this script again inside a second cluster (whose
+# PGHOST etc. replace the first's), where it returns and the body runs.
+cluster_nested() {
+	local prefix=$1 instdir=$2
+	shift 2
+	if [ -n "${BLOOM_CLUSTER_NESTED:-}" ]; then
+		return 0
+	fi
+	export "${prefix}_HOST=$PGHOST" "${prefix}_PORT=$PGPORT" BLOOM_CLUSTER_NESTED=1
+	exec "$BLOOM_ROOT/test/pg_cluster.sh" "$@" "$instdir" "$0" "$instdir"
 }
 
 cluster_done() {

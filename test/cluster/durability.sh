@@ -19,24 +19,8 @@
 #    usable.
 #
 # Prints "durability: N passed, M failed" and exits non-zero on any failure.
-set -euo pipefail
-
-[ $# -eq 1 ] || { echo "usage: $0 INSTDIR" >&2; exit 2; }
-root=${BLOOM_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
-build=${BLOOM_BUILD:-$root/build}
-bindir=$("${PG_CONFIG:-pg_config}" --bindir)
-
-# Outside the cluster: run again inside one.
-if [ -z "${BLOOM_DURABILITY_INSIDE:-}" ]; then
-	rm -f "$build/durability.result"
-	status=0
-	BLOOM_DURABILITY_INSIDE=1 "$root/test/pg_cluster.sh" "$1" "${BASH_SOURCE[0]}" "$1" || status=$?
-	if [ $status -ne 0 ] && [ ! -s "$build/durability.result" ]; then
-		echo "durability: 0 passed, 1 failed"
-	fi
-	rm -f "$build/durability.result"
-	exit $status
-fi
+source "$(dirname "$0")/common.bash"
+cluster_main durability "$@"
 
 started=$SECONDS
 work=$(mktemp -d /tmp/bloomfilter-durability.XXXXXX)
@@ -46,67 +30,44 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
-psql=("$bindir/psql" -X -q -v ON_ERROR_STOP=1 -P pager=off)
 
-passed=0
-failed=0
-check() {						# check pass|fail description
-	if [ "$1" = pass ]; then
-		passed=$((passed + 1))
-		echo "ok: $2"
-	else
-		failed=$((failed + 1))
-		echo "FAILED: $2"
-	fi
-}
-# Count the "CHECK pass|fail ..." lines of a file.
-count_checks() {
-	while read -r _ verdict description; do
-		check "$verdict" "$description"
-	done < <(grep '^CHECK ' "$1" || true)
-	grep -v '^CHECK ' "$1" || true
-}
 # check_sql DATABASE DESCRIPTION QUERY: the query returns true.
-check_sql() {
-	local result
-	result=$("${psql[@]}" -d "$1" -Atc "$3" 2>&1) || true
-	if [ "$result" = t ]; then check pass "$2"; else check fail "$2 (got: $result)"; fi
-}
+check_sql() { check "$2" t "$("${PSQL[@]}" -d "$1" -c "$3" 2>&1 || true)"; }
 
 # ---- 1. pg_dump -Fc and pg_restore ----
-"${psql[@]}" -c "CREATE DATABASE durable_source"
+"${PSQL[@]}" -c "CREATE DATABASE durable_source"
 t=$SECONDS
-"${psql[@]}" -d durable_source -f "$root/test/cluster/durability.sql"
+"${PSQL[@]}" -d durable_source -f "$BLOOM_ROOT/test/cluster/durability.sql"
 echo "filters built in $((SECONDS - t)) s"
 check_sql durable_source "the 1,000,000-value filter takes 1,198,152 bytes and is stored out of line" \
 	"SELECT i.bytes = 1198152 AND pg_relation_size(reltoastrelid) > 1198152
 		AND pg_relation_size('filters') < 65536
 	 FROM filters, bloom_info(f) AS i, pg_class WHERE name = 'million' AND oid = 'filters'::regclass"
-"${psql[@]}" -d durable_source -Atc "SELECT * FROM check_copy('filters', 'many', 'source')" >"$work/checks"
-count_checks "$work/checks"
-"${psql[@]}" -d durable_source -Atc "SELECT * FROM digest ORDER BY name" >"$work/digest.source"
+"${PSQL[@]}" -d durable_source -c "SELECT * FROM check_copy('filters', 'many', 'source')" >"$work/checks"
+check_lines "$work/checks"
+"${PSQL[@]}" -d durable_source -c "SELECT * FROM digest ORDER BY name" >"$work/digest.source"
 
 status=0
-"$bindir/pg_dump" -Fc -d durable_source -f "$work/dump" || status=$?
-if [ $status -eq 0 ]; then check pass "pg_dump -Fc"; else check fail "pg_dump -Fc exited $status"; fi
+"$BINDIR/pg_dump" -Fc -d durable_source -f "$work/dump" || status=$?
+check "pg_dump -Fc exits 0" 0 "$status"
 echo "pg_dump -Fc archive: $(stat -c %s "$work/dump") bytes"
-"${psql[@]}" -c "CREATE DATABASE durable_restored"
+"${PSQL[@]}" -c "CREATE DATABASE durable_restored"
 status=0
-"$bindir/pg_restore" --exit-on-error -d durable_restored "$work/dump" || status=$?
-if [ $status -eq 0 ]; then check pass "pg_restore"; else check fail "pg_restore exited $status"; fi
-"${psql[@]}" -d durable_restored -Atc "SELECT * FROM check_copy('filters', 'many', 'pg_restore')" >"$work/checks"
-count_checks "$work/checks"
-"${psql[@]}" -d durable_restored -Atc "SELECT * FROM digest ORDER BY name" >"$work/digest.restored"
+"$BINDIR/pg_restore" --exit-on-error -d durable_restored "$work/dump" || status=$?
+check "pg_restore exits 0" 0 "$status"
+"${PSQL[@]}" -d durable_restored -c "SELECT * FROM check_copy('filters', 'many', 'pg_restore')" >"$work/checks"
+check_lines "$work/checks"
+"${PSQL[@]}" -d durable_restored -c "SELECT * FROM digest ORDER BY name" >"$work/digest.restored"
 if cmp -s "$work/digest.source" "$work/digest.restored"; then
-	check pass "pg_restore: md5 of bloom_send and of the text form identical to the source's ($(wc -l <"$work/digest.source") digests)"
+	pass "pg_restore: md5 of bloom_send and of the text form identical to the source's ($(wc -l <"$work/digest.source") digests)"
 else
-	check fail "pg_restore: digests differ from the source's"
+	fail "pg_restore: digests differ from the source's"
 	diff "$work/digest.source" "$work/digest.restored" | head -n 20
 fi
 
 # ---- 2. COPY TO / FROM, text and binary ----
 for format in text binary; do
-	"${psql[@]}" -d durable_source <<EOF
+	"${PSQL[@]}" -d durable_source <<EOF
 CREATE TABLE filters_$format (LIKE filters);
 CREATE TABLE many_$format (LIKE many);
 \\copy filters TO '$work/filters.$format' WITH (FORMAT $format)
@@ -114,8 +75,8 @@ CREATE TABLE many_$format (LIKE many);
 \\copy filters_$format FROM '$work/filters.$format' WITH (FORMAT $format)
 \\copy many_$format FROM '$work/many.$format' WITH (FORMAT $format)
 EOF
-	"${psql[@]}" -d durable_source -Atc "SELECT * FROM check_copy('filters_$format', 'many_$format', 'COPY $format')" >"$work/checks"
-	count_checks "$work/checks"
+	"${PSQL[@]}" -d durable_source -c "SELECT * FROM check_copy('filters_$format', 'many_$format', 'COPY $format')" >"$work/checks"
+	check_lines "$work/checks"
 	check_sql durable_source "COPY $format: every filter bit-identical to its original (= and md5 of bloom_send)" \
 		"SELECT count(*) = 10 AND bool_and(a.f IS NOT DISTINCT FROM b.f
 			AND md5(bloom_send(a.f)) IS NOT DISTINCT FROM md5(bloom_send(b.f)))
@@ -132,8 +93,8 @@ done
 # keeps everything they wrote, as it would after a server crash (not after
 # a power loss, which fsync=off would not survive).  Recovery replays the
 # WAL from the last checkpoint, taken in the middle of the load.
-"${psql[@]}" -c "CREATE DATABASE durable_crash"
-"${psql[@]}" -d durable_crash <<'EOF'
+"${PSQL[@]}" -c "CREATE DATABASE durable_crash"
+"${PSQL[@]}" -d durable_crash <<'EOF'
 CREATE EXTENSION bloomfilter;
 -- Row i holds the filters of lo..hi as integers (f) and as text (t).
 CREATE TABLE load (id int PRIMARY KEY, lo int NOT NULL, hi int NOT NULL, f bloom NOT NULL, t bloom NOT NULL);
@@ -159,7 +120,7 @@ EOF
 (
 	for i in $(seq 1 2000); do
 		# the id is recorded only once the server has acknowledged the commit
-		"${psql[@]}" -d durable_crash -c "$(transaction "$i")" >/dev/null 2>>"$work/load.log" || exit 0
+		"${PSQL[@]}" -d durable_crash -c "$(transaction "$i")" >/dev/null 2>>"$work/load.log" || exit 0
 		echo "$i" >>"$work/committed"
 	done
 ) &
@@ -170,7 +131,7 @@ deadline=$((SECONDS + 60))
 checkpointed=0
 while [ "$(committed)" -lt 40 ] && [ $SECONDS -lt $deadline ] && kill -0 "$loader" 2>/dev/null; do
 	if [ $checkpointed = 0 ] && [ "$(committed)" -ge 20 ]; then
-		"${psql[@]}" -c CHECKPOINT
+		"${PSQL[@]}" -c CHECKPOINT
 		checkpointed=1
 	fi
 	sleep 0.05
@@ -183,18 +144,18 @@ n_committed=$(committed)
 echo "server stopped (immediate) after $stopped_at acknowledged commits; the loader saw $n_committed"
 tail -n 3 "$work/load.log" 2>/dev/null | sed 's/^/loader: /'
 if [ "$n_committed" -ge 21 ] && [ "$n_committed" -lt 2000 ]; then
-	check pass "the bulk load was stopped in the middle ($n_committed transactions committed)"
+	pass "the bulk load was stopped in the middle ($n_committed transactions committed)"
 else
-	check fail "the bulk load was not stopped in the middle ($n_committed transactions committed)"
+	fail "the bulk load was not stopped in the middle ($n_committed transactions committed)"
 fi
 
 status=0
 "$BLOOM_PG_CTL" start >/dev/null || status=$?
-if [ $status -eq 0 ]; then check pass "the server restarts"; else check fail "the server does not restart ($status)"; fi
+check "the server restarts (pg_ctl start exits 0)" 0 "$status"
 if grep -q "database system was interrupted\|not properly shut down" "$BLOOM_PG_LOG" && grep -q "redo done" "$BLOOM_PG_LOG"; then
-	check pass "crash recovery replayed the WAL"
+	pass "crash recovery replayed the WAL"
 else
-	check fail "no crash recovery in the server log"
+	fail "no crash recovery in the server log"
 fi
 
 committed_ids="{$(paste -sd, "$work/committed")}"
@@ -208,7 +169,7 @@ check_sql durable_crash "nothing else is there but the transaction in flight" \
 check_sql durable_crash "every committed UPDATE is there" \
 	"SELECT bool_and(hi = id * 1000 + 20000 + id % 7 * 1000
 		+ CASE WHEN id + 3 <= (SELECT max(id) FROM load) THEN 500 ELSE 0 END) FROM load"
-"${psql[@]}" -d durable_crash -At >"$work/checks" <<'EOF'
+"${PSQL[@]}" -d durable_crash >"$work/checks" <<'EOF'
 SELECT format('CHECK %s crash: %s of %s rows have both filters equal to a recomputation (bit for bit)',
 	CASE WHEN count(*) FILTER (WHERE good) = count(*) AND count(*) > 0 THEN 'pass' ELSE 'fail' END,
 	count(*) FILTER (WHERE good), count(*))
@@ -227,9 +188,7 @@ SELECT format('CHECK %s crash: the table takes writes again (bloom_add, bloom_un
 	CASE WHEN bloom_contains(bloom_union_agg(f), -7) THEN 'pass' ELSE 'fail' END)
 FROM u;
 EOF
-count_checks "$work/checks"
+check_lines "$work/checks"
 
 echo "($((SECONDS - started)) s)"
-echo "durability: $passed passed, $failed failed"
-echo "$passed $failed" >"$build/durability.result"
-[ "$failed" -eq 0 ]
+cluster_done

@@ -23,61 +23,31 @@
 #     partitions on the second server.
 #
 # Prints "fdw: N passed, M failed" last; exits non-zero on any failure.
-set -uo pipefail
+source "$(dirname "$0")/common.bash"
+# The "remote" cluster, then the "local" one inside it.
+cluster_main fdw "$@"
+cluster_nested FDW_REMOTE "$@"
 
-inst=${1:?usage: $0 INSTDIR}
-root=${BLOOM_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
-self=$root/test/cluster/fdw.sh
-
-case ${2:-} in
-"")
-	# Start the remote cluster, and the local one inside it.
-	exec "$root/test/pg_cluster.sh" "$inst" "$self" "$inst" --remote-started
-	;;
---remote-started)
-	# pg_cluster.sh gives each command its own PGHOST/PGPORT: keep the
-	# remote's before the local cluster replaces them.
-	export FDW_REMOTE_HOST=$PGHOST FDW_REMOTE_PORT=$PGPORT
-	exec "$root/test/pg_cluster.sh" "$inst" "$self" "$inst" --run
-	;;
---run) ;;
-*)
-	echo "usage: $0 INSTDIR" >&2
-	exit 2
-	;;
-esac
-
-bindir=$("${PG_CONFIG:-pg_config}" --bindir)
-psql_opts=(-X -q -A -t -v ON_ERROR_STOP=1 -P pager=off)
-local_sql() { "$bindir/psql" "${psql_opts[@]}" "$@"; }
-remote_sql() { PGHOST=$FDW_REMOTE_HOST PGPORT=$FDW_REMOTE_PORT "$bindir/psql" "${psql_opts[@]}" "$@"; }
-
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok     $1"; }
-fail() {
-	failed=$((failed + 1))
-	echo "FAILED $1"
-	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/       | /'
-	return 0
-}
-# check NAME EXPECTED ACTUAL
-check() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "expected: $2"$'\n'"got:      $3"; fi; }
+local_sql() { "${PSQL[@]}" "$@"; }
+remote_sql() { PGHOST=$FDW_REMOTE_HOST PGPORT=$FDW_REMOTE_PORT "${PSQL[@]}" "$@"; }
+# check_local NAME EXPECTED QUERY: QUERY, run on the local server, returns EXPECTED
+check_local() { check "$1" "$2" "$(local_sql -c "$3")"; }
 # check_has NAME FIXED-STRING TEXT: TEXT contains the string
-check_has() { if grep -qF -- "$2" <<<"$3"; then pass "$1"; else fail "$1" "no \"$2\" in:"$'\n'"$3"; fi; }
+check_has() { if grep -qF -- "$2" <<<"$3"; then pass "$1"; else fail "$1: no \"$2\" in:"$'\n'"$3"; fi; }
 # check_lacks NAME FIXED-STRING TEXT
-check_lacks() { if grep -qF -- "$2" <<<"$3"; then fail "$1" "unexpected \"$2\" in:"$'\n'"$3"; else pass "$1"; fi; }
+check_lacks() { if grep -qF -- "$2" <<<"$3"; then fail "$1: unexpected \"$2\" in:"$'\n'"$3"; else pass "$1"; fi; }
 # count_of FIXED-STRING TEXT: the number of lines of TEXT holding the string
 count_of() { grep -cF -- "$1" <<<"$2" || true; }
 # explain SETUP QUERY: the plan of QUERY, in a session that runs SETUP first
 explain() { local_sql -c "${1%;}; EXPLAIN (VERBOSE, COSTS OFF) $2"; }
+# check_plan NAME QUERY FIXED-STRING: the plan of QUERY contains the string
+check_plan() { check_has "$1" "$3" "$(explain "" "$2")"; }
 # remote_sql_of PLAN: its (first) Remote SQL line, without the indentation
 remote_sql_of() { grep -m1 -F "Remote SQL:" <<<"$1" | sed 's/^ *//'; }
 
 # ---- the data ----
 # Remote: items(id, name, payload), 100,000 rows; shards of a partitioned
 # table.  Local: 1,000 keys that match (every 97th id) and 20 that do not.
-set -e
 remote_sql <<'SQL'
 CREATE EXTENSION bloomfilter;
 CREATE TABLE items AS
@@ -137,6 +107,8 @@ BEGIN
 END
 $$;
 SQL
+# A failure to load data ends the run (set -e so far, "|| exit" later); from
+# here on a failed query fails its check only, and the run goes on.
 set +e
 
 ids_filter="(SELECT f FROM local_filters WHERE name = 'ids')"
@@ -148,16 +120,16 @@ check_has "bloom_contains(scalar subquery, id) is in the Remote SQL with the fil
 	"Remote SQL: SELECT id, name, payload FROM public.items WHERE (public.bloom_contains(\$1::public.bloom, id))" "$out"
 check_has "  ... and the filter comes from an InitPlan evaluated locally" "InitPlan 1 (returns \$0)" "$out"
 
-out=$(explain "" "SELECT * FROM items r WHERE $ids_filter @> r.id")
-check_has "filter @> id is in the Remote SQL" \
-	"WHERE ((\$1::public.bloom OPERATOR(public.@>) id))" "$out"
-out=$(explain "" "SELECT * FROM items r WHERE r.id <@ $ids_filter")
-check_has "id <@ filter is in the Remote SQL" \
-	"WHERE ((id OPERATOR(public.<@) \$1::public.bloom))" "$out"
+check_plan "filter @> id is in the Remote SQL" \
+	"SELECT * FROM items r WHERE $ids_filter @> r.id" \
+	"WHERE ((\$1::public.bloom OPERATOR(public.@>) id))"
+check_plan "id <@ filter is in the Remote SQL" \
+	"SELECT * FROM items r WHERE r.id <@ $ids_filter" \
+	"WHERE ((id OPERATOR(public.<@) \$1::public.bloom))"
 
-out=$(explain "" "SELECT * FROM items r WHERE bloom_contains((SELECT bloom_agg(id, 0.01, 1020) FROM keys), r.id)")
-check_has "a filter built inline by bloom_agg in a scalar subquery is shipped as \$1" \
-	"WHERE (public.bloom_contains(\$1::public.bloom, id))" "$out"
+check_plan "a filter built inline by bloom_agg in a scalar subquery is shipped as \$1" \
+	"SELECT * FROM items r WHERE bloom_contains((SELECT bloom_agg(id, 0.01, 1020) FROM keys), r.id)" \
+	"WHERE (public.bloom_contains(\$1::public.bloom, id))"
 
 out=$(explain "SET plan_cache_mode = force_generic_plan; PREPARE q(bloom) AS SELECT * FROM items r WHERE bloom_contains(\$1, r.id)" \
 	"EXECUTE q(bloom_empty(0.01, 10))")
@@ -170,9 +142,9 @@ out=$(explain "SET plan_cache_mode = force_custom_plan; PREPARE q(bloom) AS SELE
 check_has "a prepared statement's parameter (custom plan) is shipped as a constant in text form" \
 	"WHERE (('bloom:v1:h1:m64:k3:AAAAAAAAAAA='::public.bloom OPERATOR(public.@>) id))" "$out"
 
-out=$(explain "" "SELECT * FROM items r WHERE bloom_contains($names_filter, r.name)")
-check_has "a text key is shipped too" \
-	"WHERE (public.bloom_contains(\$1::public.bloom, name))" "$out"
+check_plan "a text key is shipped too" \
+	"SELECT * FROM items r WHERE bloom_contains($names_filter, r.name)" \
+	"WHERE (public.bloom_contains(\$1::public.bloom, name))"
 
 out=$(explain "" "SELECT * FROM items_plain r WHERE bloom_contains($ids_filter, r.id)")
 check "without OPTIONS (extensions 'bloomfilter') the remote sends every row" \
@@ -212,43 +184,42 @@ fp=$((shipped - 1000))
 if [ "$shipped" -ge 1000 ] && [ "$fp" -le 2000 ]; then
 	pass "  ... every match and $fp false positives (bound: 0 to 2,000 for a rate of 0.01 over 99,000)"
 else
-	fail "  ... every match and at most 2,000 false positives" "foreign scan rows: $shipped"
+	fail "  ... every match and at most 2,000 false positives: the foreign scan returned $shipped rows"
 fi
-got=$(local_sql -c "SELECT count(*) FROM items_est r, local_filters lf WHERE lf.name = 'ids' AND bloom_contains(lf.f, r.id)")
-check "the parameterized scan (filter from a joined row) returns the same rows" "$remote_pass" "$got"
-plain_rows=$(local_sql -c "SELECT foreign_scan_rows('SELECT r.* FROM items r JOIN keys k ON k.id = r.id')")
-check "the plain join's foreign scan returns the whole table" "100000" "$plain_rows"
+check_local "the parameterized scan (filter from a joined row) returns the same rows" "$remote_pass" \
+	"SELECT count(*) FROM items_est r, local_filters lf WHERE lf.name = 'ids' AND bloom_contains(lf.f, r.id)"
+check_local "the plain join's foreign scan returns the whole table" "100000" \
+	"SELECT foreign_scan_rows('SELECT r.* FROM items r JOIN keys k ON k.id = r.id')"
 
 digest="SELECT count(*) || ' ' || md5(string_agg(id || ':' || name || ':' || payload, ',' ORDER BY id)) FROM"
 plain=$(local_sql -c "$digest (SELECT r.* FROM items r JOIN keys k ON k.id = r.id) s")
 pre=$(local_sql -c "$digest (SELECT r.* FROM items r JOIN keys k ON k.id = r.id WHERE bloom_contains($ids_filter, r.id)) s")
 check "the join has 1,000 rows" "1000" "${plain%% *}"
 check "prefiltered int8 semi-join = plain join (same rows)" "$plain" "$pre"
-pre=$(local_sql -c "$digest (SELECT r.* FROM items r WHERE $ids_filter @> r.id AND r.id IN (SELECT id FROM keys)) s")
-check "prefilter with @> then IN (exact) = plain join" "$plain" "$pre"
-pre=$(local_sql -c "$digest (SELECT r.* FROM items r JOIN keys k ON k.name = r.name WHERE r.name <@ $names_filter) s")
-check "prefiltered text semi-join = plain join" "$plain" "$pre"
+check_local "prefilter with @> then IN (exact) = plain join" "$plain" \
+	"$digest (SELECT r.* FROM items r WHERE $ids_filter @> r.id AND r.id IN (SELECT id FROM keys)) s"
+check_local "prefiltered text semi-join = plain join" "$plain" \
+	"$digest (SELECT r.* FROM items r JOIN keys k ON k.name = r.name WHERE r.name <@ $names_filter) s"
 remote_pass=$(remote_sql -c "SELECT count(*) FROM items WHERE bloom_contains('$names_text'::bloom, name)")
-shipped=$(local_sql -c "SELECT foreign_scan_rows(\$q\$SELECT r.* FROM items r WHERE r.name <@ $names_filter\$q\$)")
-check "text key: the foreign scan returns exactly the rows the remote accepts" "$remote_pass" "$shipped"
+check_local "text key: the foreign scan returns exactly the rows the remote accepts" "$remote_pass" \
+	"SELECT foreign_scan_rows(\$q\$SELECT r.* FROM items r WHERE r.name <@ $names_filter\$q\$)"
 
 # The text form that travels: it reads back equal on the other server.
 same=$(remote_sql -c "SELECT '$ids_text'::bloom = (SELECT bloom_agg(g::int8 * 97, 0.01, 1020) FROM generate_series(1, 1000) g) | (SELECT bloom_agg(g::int8, 0.01, 1020) FROM generate_series(200001, 200020) g)")
 check "the filter's text form, read on the remote, equals the remote's own filter of the keys" "t" "$same"
 
 # ---- 3. the other direction: a filter of the remote side, built there ----
-out=$(explain "" "SELECT bloom_agg(id, 0.01, 100000) FROM items")
-check_has "bloom_agg over a foreign table is computed on the remote" \
-	"Remote SQL: SELECT public.bloom_agg(id, 0.01::double precision, 100000::bigint) FROM public.items" "$out"
+check_plan "bloom_agg over a foreign table is computed on the remote" \
+	"SELECT bloom_agg(id, 0.01, 100000) FROM items" \
+	"Remote SQL: SELECT public.bloom_agg(id, 0.01::double precision, 100000::bigint) FROM public.items"
 there=$(remote_sql -c "SELECT md5(bloom_agg(id, 0.01, 100000)::text) FROM items")
-here=$(local_sql -c "SELECT md5(bloom_agg(id, 0.01, 100000)::text) FROM items")
-check "  ... and comes back bit-identical" "$there" "$here"
-here=$(local_sql -c "SELECT md5(bloom_agg(g::int8, 0.01, 100000)::text) FROM generate_series(1, 100000) g")
-check "  ... equal to the filter of the same values built locally" "$there" "$here"
+check_local "  ... and comes back bit-identical" "$there" \
+	"SELECT md5(bloom_agg(id, 0.01, 100000)::text) FROM items"
+check_local "  ... equal to the filter of the same values built locally" "$there" \
+	"SELECT md5(bloom_agg(g::int8, 0.01, 100000)::text) FROM generate_series(1, 100000) g"
 
 # ---- 4. partitionwise aggregation over local partitions ----
-set -e
-local_sql <<'SQL'
+local_sql <<'SQL' || exit
 CREATE TABLE events (shard int, id int8) PARTITION BY LIST (shard);
 CREATE TABLE events_0 PARTITION OF events FOR VALUES IN (0);
 CREATE TABLE events_1 PARTITION OF events FOR VALUES IN (1);
@@ -259,31 +230,29 @@ CREATE TABLE events_flat AS SELECT * FROM events;
 ANALYZE events;
 ANALYZE events_flat;
 SQL
-set +e
 whole=$(local_sql -c "SELECT md5(bloom_agg(id, 0.01, 80000)::text) FROM events_flat")
 pw="SET enable_partitionwise_aggregate = on"
 
 out=$(explain "$pw" "SELECT bloom_agg(id, 0.01, 80000) FROM events")
 check_has "partitionwise: a Finalize Aggregate on top" "Finalize Aggregate" "$out"
 check "  ... over one Partial Aggregate per partition" "4" "$(count_of "Partial Aggregate" "$out")"
-got=$(local_sql -c "$pw; SELECT md5(bloom_agg(id, 0.01, 80000)::text) FROM events")
-check "  ... gives the single-aggregate filter, bit for bit" "$whole" "$got"
-got=$(local_sql -c "SET enable_partitionwise_aggregate = off; SELECT md5(bloom_agg(id, 0.01, 80000)::text) FROM events")
-check "  ... as does the plan without partitionwise aggregation" "$whole" "$got"
+check_local "  ... gives the single-aggregate filter, bit for bit" "$whole" \
+	"$pw; SELECT md5(bloom_agg(id, 0.01, 80000)::text) FROM events"
+check_local "  ... as does the plan without partitionwise aggregation" "$whole" \
+	"SET enable_partitionwise_aggregate = off; SELECT md5(bloom_agg(id, 0.01, 80000)::text) FROM events"
 
 per_partition="SELECT bloom_union_agg(f) FROM (SELECT shard, bloom_agg(id, 0.01, 80000) AS f FROM events GROUP BY shard) s"
 out=$(explain "$pw" "$per_partition")
 check "bloom_agg per partition (GROUP BY the partition key): one aggregate per partition" \
 	"4" "$(count_of "Group Key: events" "$out")"
 check_lacks "  ... computed under the Append, not above it" "Partial Aggregate" "$out"
-got=$(local_sql -c "$pw; SELECT md5(($per_partition)::text)")
-check "  ... bloom_union_agg of them = the single bloom_agg, bit for bit" "$whole" "$got"
-got=$(local_sql -c "SELECT (SELECT bloom_union_agg(f) FROM (SELECT bloom_agg(id, 0.01, 80000) AS f FROM events GROUP BY shard) s) = (SELECT bloom_agg(id, 0.01, 80000) FROM events_flat)")
-check "  ... compared with bloom = as well" "t" "$got"
+check_local "  ... bloom_union_agg of them = the single bloom_agg, bit for bit" "$whole" \
+	"$pw; SELECT md5(($per_partition)::text)"
+check_local "  ... compared with bloom = as well" "t" \
+	"SELECT (SELECT bloom_union_agg(f) FROM (SELECT bloom_agg(id, 0.01, 80000) AS f FROM events GROUP BY shard) s) = (SELECT bloom_agg(id, 0.01, 80000) FROM events_flat)"
 
 # ---- 5. the same over foreign partitions on the second server ----
-set -e
-local_sql <<'SQL'
+local_sql <<'SQL' || exit
 CREATE TABLE mixed (shard int, id int8) PARTITION BY LIST (shard);
 CREATE TABLE mixed_0 PARTITION OF mixed FOR VALUES IN (0);
 INSERT INTO mixed_0 SELECT 0, g FROM generate_series(1, 60000) g WHERE g % 3 = 0;
@@ -291,28 +260,26 @@ CREATE FOREIGN TABLE mixed_1 PARTITION OF mixed FOR VALUES IN (1) SERVER remote;
 CREATE FOREIGN TABLE mixed_2 PARTITION OF mixed FOR VALUES IN (2) SERVER remote;
 ANALYZE mixed;
 SQL
-set +e
 whole=$(local_sql -c "SELECT md5(bloom_agg(g::int8, 0.01, 60000)::text) FROM generate_series(1, 60000) g")
 per_shard="SELECT bloom_union_agg(f) FROM (SELECT shard, bloom_agg(id, 0.01, 60000) AS f FROM mixed GROUP BY shard) s"
 out=$(explain "$pw" "$per_shard")
 check "foreign partitions: bloom_agg per shard is computed on the remote, for each foreign shard" "2" \
 	"$(count_of "public.bloom_agg(id, 0.01::double precision, 60000::bigint) FROM public.mixed_" "$out")"
 check_has "  ... the local shard aggregated locally" "Seq Scan on public.mixed_0" "$out"
-got=$(local_sql -c "$pw; SELECT md5(($per_shard)::text)")
-check "  ... bloom_union_agg of the shards' filters = bloom_agg of all the values, bit for bit" "$whole" "$got"
+check_local "  ... bloom_union_agg of the shards' filters = bloom_agg of all the values, bit for bit" "$whole" \
+	"$pw; SELECT md5(($per_shard)::text)"
 
 out=$(explain "$pw" "SELECT bloom_agg(id, 0.01, 60000) FROM mixed")
 check "without GROUP BY the partition key: Partial Aggregate per shard, locally" "3" "$(count_of "Partial Aggregate" "$out")"
 check_has "  ... over the remote rows (postgres_fdw in PostgreSQL 15 ships no partial aggregate)" \
 	"Remote SQL: SELECT id FROM public.mixed_1" "$out"
-got=$(local_sql -c "$pw; SELECT md5(bloom_agg(id, 0.01, 60000)::text) FROM mixed")
-check "  ... still bit-identical" "$whole" "$got"
+check_local "  ... still bit-identical" "$whole" \
+	"$pw; SELECT md5(bloom_agg(id, 0.01, 60000)::text) FROM mixed"
 
 out=$(explain "" "SELECT * FROM mixed WHERE bloom_contains($ids_filter, id)")
 check "a prefilter on the partitioned table is shipped to each foreign shard" "2" \
 	"$(count_of "WHERE (public.bloom_contains(\$1::public.bloom, id))" "$out")"
-got=$(local_sql -c "SELECT count(*) FROM mixed WHERE bloom_contains($ids_filter, id) AND id IN (SELECT id FROM keys)")
-check "  ... with every match found (the keys up to 60,000: 618)" "618" "$got"
+check_local "  ... with every match found (the keys up to 60,000: 618)" "618" \
+	"SELECT count(*) FROM mixed WHERE bloom_contains($ids_filter, id) AND id IN (SELECT id FROM keys)"
 
-echo "fdw: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cluster_done

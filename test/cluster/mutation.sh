@@ -19,52 +19,26 @@
 #
 # Prints "mutation: N passed, M failed" (one check per mutation class, plus
 # the crash and connection checks) and exits non-zero on any failure.
-set -euo pipefail
-
-[ $# -eq 1 ] || { echo "usage: $0 INSTDIR" >&2; exit 2; }
-root=${BLOOM_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
-build=${BLOOM_BUILD:-$root/build}
-bindir=$("${PG_CONFIG:-pg_config}" --bindir)
-
-# Outside the cluster: build the generator, then run again inside one.
-if [ -z "${BLOOM_MUTATION_INSIDE:-}" ]; then
-	rm -f "$build/mutation.result"
-	mkdir -p "$build/test"
-	cc=$(command -v "${CC:-cc}" || command -v gcc || command -v clang)
-	"$cc" -O2 -Wall -Wextra -o "$build/test/mutate" "$root/test/mutate.c"
-	status=0
-	BLOOM_MUTATION_INSIDE=1 "$root/test/pg_cluster.sh" "$1" "${BASH_SOURCE[0]}" "$1" || status=$?
-	if [ $status -ne 0 ] && ! grep -q . "$build/mutation.result" 2>/dev/null; then
-		echo "mutation: 0 passed, 1 failed"
-	fi
-	rm -f "$build/mutation.result"
-	exit $status
-fi
+source "$(dirname "$0")/common.bash"
+cluster_main mutation "$@"
 
 started=$SECONDS
 work=$(mktemp -d /tmp/bloomfilter-mutation.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/binary"
-psql=("$bindir/psql" -X -q -v ON_ERROR_STOP=1 -P pager=off)
 
-passed=0
-failed=0
-check() {						# check pass|fail description
-	if [ "$1" = pass ]; then
-		passed=$((passed + 1))
-		echo "ok: $2"
-	else
-		failed=$((failed + 1))
-		echo "FAILED: $2"
-	fi
-}
+# The generator.
+build=${BLOOM_BUILD:-$BLOOM_ROOT/build}
+mkdir -p "$build/test"
+cc=$(command -v "${CC:-cc}" || command -v gcc || command -v clang)
+"$cc" -O2 -Wall -Wextra -o "$build/test/mutate" "$BLOOM_ROOT/test/mutate.c"
 
 # Any byte but NUL must reach bloom_in, so the database does not check encodings.
-"${psql[@]}" -c "CREATE DATABASE mutation ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0"
+"${PSQL[@]}" -c "CREATE DATABASE mutation ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0"
 export PGDATABASE=mutation
 
 # The seeds: valid filters of several shapes.
-"${psql[@]}" <<'EOF'
+"${PSQL[@]}" <<'EOF'
 CREATE EXTENSION bloomfilter;
 CREATE FUNCTION filled(f bloom, n int) RETURNS bloom LANGUAGE plpgsql AS $$
 BEGIN
@@ -93,8 +67,8 @@ FROM generate_series(1, 1000) AS i
 WHERE get_byte(bloom_send(bloom_add(bloom_empty_mk(65, 2), i)), 12 + 8) <> 0
 ORDER BY i LIMIT 1;
 EOF
-"${psql[@]}" -c "COPY (SELECT name, f::text, encode(bloom_send(f), 'hex') FROM seed ORDER BY name) TO STDOUT" >"$work/seeds"
-if [ "$(wc -l <"$work/seeds")" -eq 11 ]; then check pass "seeds"; else check fail "seeds: expected 11"; fi
+"${PSQL[@]}" -c "COPY (SELECT name, f::text, encode(bloom_send(f), 'hex') FROM seed ORDER BY name) TO STDOUT" >"$work/seeds"
+check "seeds" 11 "$(wc -l <"$work/seeds")"
 
 "$build/test/mutate" "$work/seeds" "$work/text" "$work/binary" "$work/binary.list"
 # The server reads the files (as user postgres when we are root).
@@ -102,27 +76,19 @@ chmod -R a+rX "$work"
 
 out=$work/mutation.out
 status=0
-"${psql[@]}" -v text_file="$work/text" -v binary_file="$work/binary.list" \
-	-f "$root/test/cluster/mutation.sql" >"$out" 2>&1 || status=$?
-grep -v '^CHECK ' "$out" || true
-if [ $status -eq 0 ]; then
-	check pass "the session ran to the end"
-else
-	check fail "the session broke (psql exited $status)"
-fi
-while read -r _ verdict description; do
-	check "$verdict" "$description"
-done < <(grep '^CHECK ' "$out" || true)
+# (its reports are tables, with headers)
+"${PSQL[@]}" -P format=aligned -P tuples_only=off -v text_file="$work/text" -v binary_file="$work/binary.list" \
+	-f "$BLOOM_ROOT/test/cluster/mutation.sql" >"$out" 2>&1 || status=$?
+check_lines "$out"
+check "the session ran to the end (psql exits 0)" 0 "$status"
 
 # A crash restarts the backends without stopping the postmaster: the log tells.
 if grep -qE 'terminated by signal|all server processes terminated|database system was interrupted' "$BLOOM_PG_LOG"; then
-	check fail "the server crashed or restarted:"
+	fail "the server crashed or restarted:"
 	grep -E -B2 -A2 'terminated by signal|all server processes terminated' "$BLOOM_PG_LOG" | head -n 20
 else
-	check pass "no crash or restart in the server log"
+	pass "no crash or restart in the server log"
 fi
 
 echo "($((SECONDS - started)) s)"
-echo "mutation: $passed passed, $failed failed"
-echo "$passed $failed" >"$build/mutation.result"
-[ "$failed" -eq 0 ]
+cluster_done
