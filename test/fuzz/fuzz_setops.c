@@ -11,6 +11,7 @@
  *     18      la    filter a in the binary form
  *     18+la   rest  filter b in the binary form
  *
+ * h1 and h2 also serve, bit for bit, as p and n for bf_optimal_shape.
  * Each filter that decodes is probed with that hash and with the XXH3 hash
  * of the whole input; when both decode to the same shape, OR, AND and
  * popcount are checked against each other.  The invariants are exact: set
@@ -73,6 +74,33 @@ check_estimates(uint64_t m, uint32_t k, uint64_t X)
 		FUZZ_ASSERT(n > 0.0 && isfinite(n) && p < 1.0);
 	else
 		FUZZ_ASSERT(isinf(n) && p == 1.0);
+}
+
+/*
+ * Sizing, with the bits of h1 as the false-positive rate p and those of h2
+ * as the capacity n: any double, NaN and infinities included.
+ */
+static void
+check_sizing(uint64_t p_bits, uint64_t n_bits)
+{
+	double		p;
+	int64_t		n;
+	uint64_t	m;
+	uint32_t	k;
+	bf_status	status;
+
+	memcpy(&p, &p_bits, sizeof(p));
+	memcpy(&n, &n_bits, sizeof(n));
+	status = bf_optimal_shape(p, n, &m, &k);
+	if (!(p > 0.0 && p < 1.0))
+		FUZZ_ASSERT(status == BF_FALSE_POSITIVE_RATE_RANGE);
+	else if (n < 1)
+		FUZZ_ASSERT(status == BF_CAPACITY_RANGE);
+	else
+		FUZZ_ASSERT(status == BF_OK || status == BF_K_RANGE ||
+					status == BF_TOO_LARGE);
+	if (status == BF_OK)
+		FUZZ_ASSERT(bf_check_shape((int64_t) m, (int64_t) k) == BF_OK);
 }
 
 /* One valid filter: popcount, estimates, and adding and probing a hash. */
@@ -201,6 +229,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	given.h1 = read_le64(data);
 	given.h2 = read_le64(data + 8);
 	derived = bf_hash_bytes(data, size);
+	check_sizing(given.h1, given.h2);
 	length_a = (size_t) data[16] << 8 | data[17];
 	if (length_a > size - SETOPS_PREFIX_BYTES)
 		return 0;

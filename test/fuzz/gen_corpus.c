@@ -63,6 +63,15 @@ hash_int64(int64_t value)
 }
 
 static uint64_t
+double_bits(double value)
+{
+	uint64_t	bits;
+
+	memcpy(&bits, &value, sizeof(bits));
+	return bits;
+}
+
+static uint64_t
 payload_bytes(const filter *f)
 {
 	return bloom_payload_bytes(f->header.m);
@@ -363,6 +372,13 @@ setops_corpus(void)
 	a = make_filter(64, 7, 1, 5);
 	b = make_filter(64, 1, 1, 5);
 	write_setops_pair("mismatch-k7-k1", 5, 6, &a, &b);
+
+	/* h1 and h2 as p and n for bf_optimal_shape: valid, k > 64, m too large */
+	a = make_filter(1000, 7, 1, 60);
+	b = make_filter(1000, 7, 30, 60);
+	write_setops_pair("sizing-p0.01-n100000", double_bits(0.01), 100000, &a, &b);
+	write_setops_pair("sizing-p1e-20-n10", double_bits(1e-20), 10, &a, &b);
+	write_setops_pair("sizing-p0.5-n1e10", double_bits(0.5), 10000000000, &a, &b);
 
 	/* a valid, b one byte short */
 	a = make_filter(18, 7, 1, 3);
