@@ -118,7 +118,7 @@ count_result_lines() {
 }
 
 if [ -f "$ROOT/test/unit.mk" ]; then
-	for target in unitcheck unitcheck-sanitize; do
+	for target in unitcheck unitcheck-sanitize fuzzcheck; do
 		heading "C unit tests: make $target"
 		t=$SECONDS
 		log="$BUILD/$target.log"

@@ -26,3 +26,39 @@ unitcheck: test/unit
 
 unitcheck-sanitize: test/unit-sanitize
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 ./test/unit-sanitize
+
+# ---- fuzzing: libFuzzer harnesses for the codecs and the set operations ----
+#
+#   make fuzzcheck [FUZZ_SECONDS=60]   build the fuzzers (clang only) and run
+#                                      each for FUZZ_SECONDS on a scratch copy
+#                                      of test/fuzz/corpus/; reproducers go to
+#                                      test/fuzz-artifacts/ in the build dir
+#   make fuzz-corpus                   regenerate test/fuzz/corpus/ (in the
+#                                      source tree) with test/fuzz/gen_corpus.c
+
+FUZZERS = fuzz_text fuzz_binary fuzz_setops
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_MAX_LEN ?= 4096
+FUZZ_CFLAGS = -O1 -g -Wall -Wextra -I$(ROOT)/src \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CORE = $(ROOT)/src/core.c $(ROOT)/src/codec.c
+FUZZ_DEPENDS = $(FUZZ_CORE) $(ROOT)/src/core.h $(ROOT)/src/bloom.h $(ROOT)/test/fuzz/fuzz.h
+FUZZ_BINARIES = $(patsubst fuzz_%,test/fuzz-%,$(FUZZERS))
+
+.PHONY: fuzzcheck fuzz-corpus
+
+test/fuzz-%: $(ROOT)/test/fuzz/fuzz_%.c $(FUZZ_DEPENDS)
+	@mkdir -p test
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_CORE) -lm
+
+fuzzcheck: $(FUZZ_BINARIES)
+	$(ROOT)/test/fuzz/fuzzcheck.sh $(FUZZ_SECONDS) $(FUZZ_MAX_LEN) test $(FUZZERS)
+
+test/fuzz-corpus-gen: $(ROOT)/test/fuzz/gen_corpus.c $(UNIT_DEPENDS)
+	@mkdir -p test
+	$(CC) $(UNIT_CFLAGS) -o $@ $< $(ROOT)/src/core.c $(ROOT)/src/codec.c -lm
+
+fuzz-corpus: test/fuzz-corpus-gen
+	rm -rf $(addprefix $(ROOT)/test/fuzz/corpus/,$(FUZZERS))
+	./test/fuzz-corpus-gen $(ROOT)/test/fuzz/corpus
