@@ -37,8 +37,23 @@ typedef struct BloomAutoState
 	uint64		sketch_m;		/* M, from the rate */
 	bf_hashset	set;			/* exact phase: set.slots != NULL */
 	uint8	   *sketch;			/* sketch phase: M bits, else NULL */
+
+	/*
+	 * Sketch phase: values whose bits are prefetched but not set yet (the
+	 * sketch is far larger than the CPU cache, core.h).  Whatever reads the
+	 * sketch calls bloom_autoagg_flush() first.
+	 */
+	bf_adder   *adder;
 	BloomEncoder *encoder;		/* the value hasher, resolved once */
 } BloomAutoState;
+
+/* Set the bits of the values still pending in the sketch's adder. */
+static void
+bloom_autoagg_flush(BloomAutoState *state)
+{
+	if (state->adder != NULL)
+		bf_adder_flush(state->adder);
+}
 
 #define BLOOM_AUTO_INITIAL_SLOTS 16
 
@@ -85,10 +100,16 @@ bloom_autoagg_to_sketch(BloomAutoState *state, MemoryContext aggcontext)
 	bf_hashset_iter iter = {0, false};
 	bf_hash		hash;
 
-	state->sketch = (uint8 *) MemoryContextAllocZero(aggcontext,
-													 bloom_payload_bytes(state->sketch_m));
+	MemoryContext old_context = MemoryContextSwitchTo(aggcontext);
+	Size		nbytes = bloom_payload_bytes(state->sketch_m);
+
+	state->sketch = (uint8 *) bloom_palloc_large(nbytes);
+	bloom_fill_bits(state->sketch, NULL, nbytes);
+	state->adder = (bf_adder *) palloc(sizeof(bf_adder));
+	bf_adder_init(state->adder, state->sketch, state->sketch_m, state->k);
+	MemoryContextSwitchTo(old_context);
 	while (bf_hashset_next(&state->set, &iter, &hash))
-		bf_add_hash(state->sketch, state->sketch_m, state->k, hash);
+		bf_adder_add(state->adder, hash);
 	pfree(state->set.slots);
 	memset(&state->set, 0, sizeof(state->set));
 }
@@ -113,7 +134,11 @@ bloom_autoagg_add(BloomAutoState *state, bf_hash hash, MemoryContext aggcontext)
 {
 	if (state->sketch != NULL)
 	{
-		bf_add_hash(state->sketch, state->sketch_m, state->k, hash);
+		/* a deserialized sketch has no adder: only states built here do */
+		if (state->adder != NULL)
+			bf_adder_add(state->adder, hash);
+		else
+			bf_add_hash(state->sketch, state->sketch_m, state->k, hash);
 		return;
 	}
 	bloom_autoagg_reserve(state, aggcontext);
@@ -123,7 +148,7 @@ bloom_autoagg_add(BloomAutoState *state, bf_hash hash, MemoryContext aggcontext)
 
 /* Fold state from (any memory context) into state into (the aggregate's). */
 static void
-bloom_autoagg_merge(BloomAutoState *into, const BloomAutoState *from,
+bloom_autoagg_merge(BloomAutoState *into, BloomAutoState *from,
 					MemoryContext aggcontext)
 {
 	bloom_autoagg_check_rate(into, from->false_positive_rate);
@@ -131,6 +156,8 @@ bloom_autoagg_merge(BloomAutoState *into, const BloomAutoState *from,
 	{
 		if (into->sketch == NULL)
 			bloom_autoagg_to_sketch(into, aggcontext);
+		bloom_autoagg_flush(from);
+		bloom_autoagg_flush(into);
 		bf_or_into(into->sketch, from->sketch, bloom_payload_bytes(into->sketch_m));
 	}
 	else
@@ -187,7 +214,7 @@ bloom_autoagg_transfn(PG_FUNCTION_ARGS)
 
 /* The filter for a state (NULL: no rows), in CurrentMemoryContext. */
 static BloomFilter *
-bloom_autoagg_result(const BloomAutoState *state, double p)
+bloom_autoagg_result(BloomAutoState *state, double p)
 {
 	BloomFilter *filter;
 	uint32		k;
@@ -196,6 +223,7 @@ bloom_autoagg_result(const BloomAutoState *state, double p)
 
 	if (state != NULL && state->sketch != NULL)
 	{
+		bloom_autoagg_flush(state);
 		m = bf_auto_choose_sketch(state->sketch, state->sketch_m, state->k,
 								  state->false_positive_rate);
 		if (m == 0)
@@ -346,6 +374,7 @@ bloom_autoagg_serialfn(PG_FUNCTION_ARGS)
 	header.k = state->k;
 	if (state->sketch != NULL)
 	{
+		bloom_autoagg_flush(state);
 		header.phase = BLOOM_AUTO_PHASE_SKETCH;
 		header.count = state->sketch_m;
 		payload = bloom_payload_bytes(state->sketch_m);

@@ -187,7 +187,7 @@ bloom_alloc_unfilled(uint64 m, uint32 k, uint8 hash_scheme)
  * takes page faults (measured at about 1.5 s per GB on a small machine), and
  * a query cancel should not wait for them.
  */
-static void
+void
 bloom_fill_bits(uint8 *dst, const uint8 *src, size_t nbytes)
 {
 	size_t		offset;

@@ -33,6 +33,12 @@ extern void bloom_view_filter(const BloomFilter *filter, BloomView *view);
 /* palloc, with huge pages for a large block where the OS has them. */
 extern void *bloom_palloc_large(Size size);
 
+/*
+ * Zero (src NULL) or copy nbytes of a bit array a stride at a time, so that
+ * a query cancel does not wait for the page faults of a large new array.
+ */
+extern void bloom_fill_bits(uint8 *dst, const uint8 *src, size_t nbytes);
+
 /* A new filter of the given shape with no bits set, in CurrentMemoryContext. */
 extern BloomFilter *bloom_alloc(uint64 m, uint32 k, uint8 hash_scheme);
 
