@@ -30,18 +30,19 @@ run_sql() {
 run_sql fpr.sql fpr.tsv
 run_sql cardinality.sql cardinality.tsv
 
-# The benchmark report's ratio table: rows "case | what | numerator ms |
-# denominator ms | ratio | paired ratio | target | verdict | runs | spread";
-# bench.tsv: case, what, ratio, target (NaN if none), numerator ms,
-# denominator ms, where the value label goes.
+# The benchmark report's table: rows "case | what | numerator ms |
+# denominator ms | figure | unit | paired ratio | target | verdict | runs |
+# spread"; the plot takes the ratio rows.  bench.tsv: case, what, ratio,
+# target (NaN if none; "<= x" and ">= x" alike), numerator ms, denominator
+# ms, where the value label goes.
 if [ -f "$root/bench/results/latest.txt" ]; then
 	cp "$root/bench/results/latest.txt" "$here/bench-latest.txt"
 	echo "bench-latest.txt: copied from bench/results/latest.txt"
 fi
 if [ -f "$here/bench-latest.txt" ]; then
-	awk -F'|' 'NF == 10 && $1 ~ /^ *[a-z] *$/ && $5 ~ /^ *[0-9.]+ *$/ {
+	awk -F'|' 'NF == 11 && $1 ~ /^ *[a-z][a-z0-9]* *$/ && $6 ~ /^ *ratio *$/ && $5 ~ /^ *[0-9.]+ *$/ {
 			for (i = 1; i <= NF; i++) gsub(/^ +| +$/, "", $i)
-			target = $7; sub(/^<= */, "", target); if (target == "") target = "NaN"
+			target = $8; sub(/^[<>]= */, "", target); if (target == "") target = "NaN"
 			label_at = (target != "NaN" && target + 0 > $5 + 0) ? target : $5
 			printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", $1, $2, $5, target, $3, $4, label_at
 		}' "$here/bench-latest.txt" >"$here/bench.tsv"

@@ -63,12 +63,12 @@ unset arrow 1
 # ---- bench.png: the benchmark ratios ----
 if (strlen(bench_title) > 0) {
 	set output "bench.png"
-	set terminal pngcairo size 1000,380 enhanced font "DejaVu Sans,10"
+	set terminal pngcairo size 1400,420 enhanced font "DejaVu Sans,10"
 	set title "Benchmark ratios (median time of numerator / denominator)\n" . bench_title font ",11" noenhanced
 	set style fill solid 0.7 border -1
 	set autoscale
 	stats "bench.tsv" using 3 nooutput
-	set xrange [0:STATS_max * 1.6]
+	set xrange [0:STATS_max * 1.8]
 	set xlabel "ratio"
 	set ylabel ""
 	set yrange [STATS_records - 0.4:-0.6]
@@ -81,7 +81,7 @@ if (strlen(bench_title) > 0) {
 	# bars from 0 to the ratio, one per case; a target as a red line across its bar
 	plot "bench.tsv" using (column(3)/2):0:(column(3)/2):(0.3):yticlabels(sprintf("%s: %s", strcol(1), strcol(2))) \
 	         with boxxyerror lc rgb "#1f77b4" notitle, \
-	     "" using 4:($0 - 0.38):(0):(0.76) with vectors nohead lw 3 lc rgb "#d62728" title "target (at most)", \
+	     "" using 4:($0 - 0.38):(0):(0.76) with vectors nohead lw 3 lc rgb "#d62728" title "target (b: at least, others: at most)", \
 	     "" using 7:0:(sprintf(" %.2f (%s ms / %s ms)", column(3), strcol(5), strcol(6))) \
 	         with labels left offset 0.5,0 noenhanced notitle
 }
