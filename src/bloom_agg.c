@@ -406,7 +406,7 @@ bloom_agg_serialfn(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(result);
 }
 
-static void
+void
 bloom_agg_raise_corrupt(const char *detail)
 {
 	ereport(ERROR,

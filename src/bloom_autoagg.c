@@ -407,15 +407,6 @@ bloom_autoagg_serialfn(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(result);
 }
 
-static void
-bloom_autoagg_raise_corrupt(const char *detail)
-{
-	ereport(ERROR,
-			errcode(ERRCODE_DATA_CORRUPTED),
-			errmsg("invalid serialized bloom_agg state"),
-			errdetail("%s", detail));
-}
-
 /* The inverse of the above, in CurrentMemoryContext, checking everything. */
 PG_FUNCTION_INFO_V1(bloom_autoagg_deserialfn);
 Datum
@@ -434,20 +425,20 @@ bloom_autoagg_deserialfn(PG_FUNCTION_ARGS)
 	in = VARDATA_ANY(serialized);
 	length = VARSIZE_ANY_EXHDR(serialized);
 	if (length < sizeof(header))
-		bloom_autoagg_raise_corrupt("The state is too short.");
+		bloom_agg_raise_corrupt("The state is too short.");
 	memcpy(&header, in, sizeof(header));
 	in += sizeof(header);
 	length -= sizeof(header);
 
 	if (bf_auto_shape(header.false_positive_rate, &k, &sketch_m) != BF_OK ||
 		k != header.k)
-		bloom_autoagg_raise_corrupt("The false-positive rate or k is not valid.");
+		bloom_agg_raise_corrupt("The false-positive rate or k is not valid.");
 	state = bloom_autoagg_state_new(header.false_positive_rate);
 
 	if (header.phase == BLOOM_AUTO_PHASE_SKETCH)
 	{
 		if (header.count != sketch_m || length != bloom_payload_bytes(sketch_m))
-			bloom_autoagg_raise_corrupt("The sketch does not have the size its false-positive rate gives.");
+			bloom_agg_raise_corrupt("The sketch does not have the size its false-positive rate gives.");
 		pfree(state->set.slots);
 		memset(&state->set, 0, sizeof(state->set));
 		state->sketch = (uint8 *) palloc(length);
@@ -456,7 +447,7 @@ bloom_autoagg_deserialfn(PG_FUNCTION_ARGS)
 	else if (header.phase == BLOOM_AUTO_PHASE_EXACT)
 	{
 		if (header.count > BF_AUTO_EXACT_LIMIT || length != header.count * sizeof(bf_hash))
-			bloom_autoagg_raise_corrupt("The number of hashes is out of range or does not match the length.");
+			bloom_agg_raise_corrupt("The number of hashes is out of range or does not match the length.");
 		for (uint64 i = 0; i < header.count; i++)
 		{
 			bf_hash		hash;
@@ -464,10 +455,10 @@ bloom_autoagg_deserialfn(PG_FUNCTION_ARGS)
 			memcpy(&hash, in + i * sizeof(hash), sizeof(hash));
 			bloom_autoagg_reserve(state, CurrentMemoryContext);
 			if (!bf_hashset_add(&state->set, hash))
-				bloom_autoagg_raise_corrupt("A hash appears twice.");
+				bloom_agg_raise_corrupt("A hash appears twice.");
 		}
 	}
 	else
-		bloom_autoagg_raise_corrupt("The phase is unknown.");
+		bloom_agg_raise_corrupt("The phase is unknown.");
 	PG_RETURN_POINTER(state);
 }

@@ -113,6 +113,12 @@ extern MemoryContext bloom_agg_context(FunctionCallInfo fcinfo, const char *func
  */
 extern Aggref *bloom_agg_call(FunctionCallInfo fcinfo);
 
+/*
+ * ERROR XX001 for a serialized aggregate state (from a parallel worker) that
+ * does not hold together; detail says what is wrong (bloom_agg.c).
+ */
+extern void bloom_agg_raise_corrupt(const char *detail) pg_attribute_noreturn();
+
 /* Per-call-site cache kept in flinfo->fn_extra by the functions above. */
 typedef struct BloomArgCache
 {
