@@ -301,8 +301,9 @@ bloom_autoagg_finalfn(PG_FUNCTION_ARGS)
 		PG_RETURN_POINTER(bloom_autoagg_result(state, state->false_positive_rate));
 	}
 
+	/* the value and the rate come first; ORDER BY expressions may follow */
 	aggref = bloom_agg_call(fcinfo);
-	if (aggref == NULL || list_length(aggref->args) != 2)
+	if (aggref == NULL || list_length(aggref->args) < 2)
 		PG_RETURN_NULL();
 	p_const = (Const *) list_nth_node(TargetEntry, aggref->args, 1)->expr;
 	if (!IsA(p_const, Const) || p_const->constisnull || p_const->consttype != FLOAT8OID)

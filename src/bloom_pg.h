@@ -113,6 +113,9 @@ extern MemoryContext bloom_agg_context(FunctionCallInfo fcinfo, const char *func
  */
 extern Aggref *bloom_agg_call(FunctionCallInfo fcinfo);
 
+/* The type's input function (bloom_io.c), by which the type is recognized. */
+extern PGDLLEXPORT Datum bloom_in(PG_FUNCTION_ARGS);
+
 /* Per-call-site cache kept in flinfo->fn_extra by the functions above. */
 typedef struct BloomArgCache
 {

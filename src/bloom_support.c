@@ -121,6 +121,30 @@ bloom_type_is_hashable(Oid typid)
 	return hashable;
 }
 
+/*
+ * Whether typid is the bloom type or a domain over it, recognized by its
+ * input function being this module's bloom_in (its OID and schema vary).  A
+ * superuser can attach the estimator or the support function to a function
+ * of any argument types, and a datum of another type must not be read as a
+ * filter: a pass-by-value int4 read as a pointer crashed the backend.
+ */
+static bool
+bloom_is_filter_type(Oid typid)
+{
+	HeapTuple	tuple = SearchSysCache1(TYPEOID, ObjectIdGetDatum(getBaseType(typid)));
+	Oid			input_function;
+	FmgrInfo	input;
+
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	input_function = ((Form_pg_type) GETSTRUCT(tuple))->typinput;
+	ReleaseSysCache(tuple);
+	if (!OidIsValid(input_function))
+		return false;
+	fmgr_info(input_function, &input);
+	return input.fn_addr == bloom_in;
+}
+
 /* The fraction of the column's rows that are NULL, 0 without statistics. */
 static double
 bloom_null_fraction(VariableStatData *vardata)
@@ -251,7 +275,8 @@ bloom_contains_selectivity_internal(PlannerInfo *root, Oid funcid, List *args,
 	VariableStatData vardata;
 	double		selectivity;
 
-	if (value_argno < 0 || list_length(args) != 2)
+	if (value_argno < 0 || list_length(args) != 2 ||
+		!bloom_is_filter_type(exprType((Node *) list_nth(args, 1 - value_argno))))
 		return BLOOM_DEFAULT_SELECTIVITY;
 	value_arg = (Node *) list_nth(args, value_argno);
 	filter_arg = estimate_expression_value(root, (Node *) list_nth(args, 1 - value_argno));
@@ -320,7 +345,8 @@ bloom_contains_call_cost(Oid funcid, Node *node)
 	if (value_argno < 0 || list_length(args) != 2)
 		return bloom_call_cost_for_size(BLOOM_COST_UNKNOWN_BYTES);
 	filter_arg = (Node *) list_nth(args, 1 - value_argno);
-	if (!IsA(filter_arg, Const) || ((Const *) filter_arg)->constisnull)
+	if (!IsA(filter_arg, Const) || ((Const *) filter_arg)->constisnull ||
+		!bloom_is_filter_type(((Const *) filter_arg)->consttype))
 		return bloom_call_cost_for_size(BLOOM_COST_UNKNOWN_BYTES);
 
 	/* the filter's size, without fetching or decompressing the value */
