@@ -57,6 +57,7 @@
 #include "access/htup_details.h"
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/supportnodes.h"
 #include "optimizer/cost.h"
@@ -65,6 +66,7 @@
 #include "utils/memutils.h"
 #include "utils/selfuncs.h"
 #include "utils/syscache.h"
+#include "utils/typcache.h"
 
 /* PostgreSQL's estimate for a boolean function it knows nothing about. */
 #define BLOOM_DEFAULT_SELECTIVITY (1.0 / 3.0)
@@ -104,20 +106,58 @@ bloom_value_argno(Oid funcid)
 }
 
 /*
- * Whether bloom_encoder_create() takes this type rather than raising an
- * ERROR: every type with a built-in encoding has a binary send function, and
- * any other type is hashed through it.
+ * Whether a value of this type can be hashed without an ERROR, so that the
+ * statistics can be probed: bloom_encoder_create() needs a binary send
+ * function, and the send functions of arrays, composites, ranges and
+ * multiranges need one for every element, field or bound in turn (a row type
+ * with an aclitem field has MCVs, and hashing them raised an ERROR in
+ * EXPLAIN).  An anonymous record's fields are not known here: false.
  */
 static bool
 bloom_type_is_hashable(Oid typid)
 {
-	HeapTuple	tuple = SearchSysCache1(TYPEOID, ObjectIdGetDatum(getBaseType(typid)));
+	Oid			base_typid = getBaseType(typid);
+	HeapTuple	tuple;
+	Form_pg_type type;
 	bool		hashable;
+	char		typtype;
+	Oid			typrelid;
+	Oid			element_typid;
 
+	check_stack_depth();
+	if (base_typid == RECORDOID)
+		return false;
+	tuple = SearchSysCache1(TYPEOID, ObjectIdGetDatum(base_typid));
 	if (!HeapTupleIsValid(tuple))
 		return false;
-	hashable = OidIsValid(((Form_pg_type) GETSTRUCT(tuple))->typsend);
+	type = (Form_pg_type) GETSTRUCT(tuple);
+	hashable = OidIsValid(type->typsend);
+	typtype = type->typtype;
+	typrelid = type->typrelid;
 	ReleaseSysCache(tuple);
+	if (!hashable)
+		return false;
+
+	element_typid = get_element_type(base_typid);
+	if (OidIsValid(element_typid))
+		return bloom_type_is_hashable(element_typid);
+	if (typtype == TYPTYPE_RANGE)
+		return bloom_type_is_hashable(get_range_subtype(base_typid));
+	if (typtype == TYPTYPE_MULTIRANGE)
+		return bloom_type_is_hashable(get_multirange_range(base_typid));
+	if (typtype == TYPTYPE_COMPOSITE && OidIsValid(typrelid))
+	{
+		TupleDesc	tupdesc = lookup_rowtype_tupdesc(base_typid, -1);
+
+		for (int i = 0; i < tupdesc->natts && hashable; i++)
+		{
+			Form_pg_attribute attribute = TupleDescAttr(tupdesc, i);
+
+			if (!attribute->attisdropped)
+				hashable = bloom_type_is_hashable(attribute->atttypid);
+		}
+		ReleaseTupleDesc(tupdesc);
+	}
 	return hashable;
 }
 
