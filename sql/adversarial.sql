@@ -178,6 +178,14 @@ SELECT bloom_jaccard(bloom_empty(), bloom_empty(0.5, 10));
 SELECT bloom_union_agg(f) FROM (VALUES (bloom_empty()), (bloom_empty(0.5, 10))) AS v(f);
 SELECT bloom_intersection_agg(f) FROM (VALUES (bloom_empty()), (NULL), (bloom_empty(0.5, 10))) AS v(f);
 
+-- A rate no self-sized filter can meet fails the same way however many
+-- values come: past 2^17 of them it was "too many distinct values" after a
+-- 500 MB sketch had been allocated.
+\set VERBOSITY terse
+SELECT bloom_agg(x, 1e-19) FROM generate_series(1, 10) AS x;
+SELECT bloom_agg(x, 1e-19) FROM generate_series(1, 140000) AS x;
+\set VERBOSITY sqlstate
+
 --
 -- Degenerate but valid: NULLs skipped, no rows.  With no rows bloom_agg
 -- returns the empty filter of the requested shape whenever the shape is
