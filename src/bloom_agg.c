@@ -31,6 +31,7 @@
 #include "nodes/plannodes.h"
 #include "parser/parsetree.h"
 #include "utils/float.h"
+#include "utils/memutils.h"
 
 typedef struct BloomAggState
 {
@@ -395,6 +396,14 @@ bloom_agg_serialfn(PG_FUNCTION_ARGS)
 	bloom_view_filter(state->filter, &view);
 
 	size = add_size(VARHDRSZ + BLOOM_AGG_SERIAL_PREFIX + BLOOM_HEADER_BYTES, view.nbytes);
+	/* the largest filters fit in a value (1 GB), but not with the 28 bytes added here */
+	if (size > MaxAllocSize)
+		ereport(ERROR,
+				errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				errmsg("bloom filter aggregate state is too large to pass between processes"),
+				errdetail("A partial filter of m = " UINT64_FORMAT " bits serializes to %zu bytes; the limit is %zu bytes.",
+						  view.header.m, size, (Size) MaxAllocSize),
+				errhint("Aggregate filters this large without partial aggregation: SET max_parallel_workers_per_gather = 0 and enable_partitionwise_aggregate = off."));
 	result = (bytea *) palloc(size);
 	SET_VARSIZE(result, size);
 	out = VARDATA(result);

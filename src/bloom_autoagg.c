@@ -93,15 +93,38 @@ bloom_autoagg_check_rate(const BloomAutoState *state, double p)
 						  float8out_internal(p)));
 }
 
-/* Move from the exact phase to the sketch: the hashes go into M bits. */
+/* The ERROR for a rate that n distinct values cannot meet within M bits. */
+static void
+pg_attribute_noreturn()
+bloom_autoagg_raise_rate_error(double p, uint64 n, uint64 sketch_m)
+{
+	ereport(ERROR,
+			errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			errmsg("bloom_agg: a self-sized filter cannot hold false_positive_rate %g", p),
+			errdetail("For " UINT64_FORMAT " distinct values it would need more than the self-sizing limit of m = " UINT64_FORMAT " bits at this rate.",
+					  n, sketch_m),
+			errhint("Use a higher false_positive_rate."));
+}
+
+/*
+ * Move from the exact phase to the sketch: the hashes go into M bits.  A
+ * rate that not even one value can meet within M bits (1e-19: the
+ * double-hashing floor, core.c) fails here as it does in the exact phase,
+ * before M bits are allocated for nothing, rather than as "too many
+ * distinct values" from the final function.
+ */
 static void
 bloom_autoagg_to_sketch(BloomAutoState *state, MemoryContext aggcontext)
 {
 	bf_hashset_iter iter = {0, false};
 	bf_hash		hash;
-
-	MemoryContext old_context = MemoryContextSwitchTo(aggcontext);
+	MemoryContext old_context;
 	Size		nbytes = bloom_payload_bytes(state->sketch_m);
+
+	if (bf_auto_exact_max_m(1, state->false_positive_rate, state->k, state->sketch_m) == 0)
+		bloom_autoagg_raise_rate_error(state->false_positive_rate,
+									   Max(state->set.count, 1), state->sketch_m);
+	old_context = MemoryContextSwitchTo(aggcontext);
 
 	state->sketch = (uint8 *) bloom_palloc_large(nbytes);
 	bloom_fill_bits(state->sketch, NULL, nbytes);
@@ -251,12 +274,7 @@ bloom_autoagg_result(BloomAutoState *state, double p)
 		bloom_autoagg_shape(p, &k, &sketch_m);
 		max_m = bf_auto_exact_max_m(set->count, p, k, sketch_m);
 		if (max_m == 0)
-			ereport(ERROR,
-					errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					errmsg("bloom_agg: a self-sized filter cannot hold false_positive_rate %g", p),
-					errdetail("For " UINT64_FORMAT " distinct values it would need more than the self-sizing limit of m = " UINT64_FORMAT " bits at this rate.",
-							  set->count, sketch_m),
-					errhint("Use a higher false_positive_rate."));
+			bloom_autoagg_raise_rate_error(p, set->count, sketch_m);
 		bits = (uint8 *) palloc(bloom_payload_bytes(max_m));
 		m = bf_auto_choose_exact(set, p, k, max_m, bits);
 		filter = bloom_alloc(m, k, BLOOM_HASH_SCHEME_CURRENT);
@@ -301,8 +319,9 @@ bloom_autoagg_finalfn(PG_FUNCTION_ARGS)
 		PG_RETURN_POINTER(bloom_autoagg_result(state, state->false_positive_rate));
 	}
 
+	/* the value and the rate come first; ORDER BY expressions may follow */
 	aggref = bloom_agg_call(fcinfo);
-	if (aggref == NULL || list_length(aggref->args) != 2)
+	if (aggref == NULL || list_length(aggref->args) < 2)
 		PG_RETURN_NULL();
 	p_const = (Const *) list_nth_node(TargetEntry, aggref->args, 1)->expr;
 	if (!IsA(p_const, Const) || p_const->constisnull || p_const->consttype != FLOAT8OID)

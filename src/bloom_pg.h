@@ -119,6 +119,9 @@ extern Aggref *bloom_agg_call(FunctionCallInfo fcinfo);
  */
 extern void bloom_agg_raise_corrupt(const char *detail) pg_attribute_noreturn();
 
+/* The type's input function (bloom_io.c), by which the type is recognized. */
+extern PGDLLEXPORT Datum bloom_in(PG_FUNCTION_ARGS);
+
 /* Per-call-site cache kept in flinfo->fn_extra by the functions above. */
 typedef struct BloomArgCache
 {

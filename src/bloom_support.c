@@ -57,6 +57,7 @@
 #include "access/htup_details.h"
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/supportnodes.h"
 #include "optimizer/cost.h"
@@ -65,6 +66,7 @@
 #include "utils/memutils.h"
 #include "utils/selfuncs.h"
 #include "utils/syscache.h"
+#include "utils/typcache.h"
 
 /* PostgreSQL's estimate for a boolean function it knows nothing about. */
 #define BLOOM_DEFAULT_SELECTIVITY (1.0 / 3.0)
@@ -104,21 +106,83 @@ bloom_value_argno(Oid funcid)
 }
 
 /*
- * Whether bloom_encoder_create() takes this type rather than raising an
- * ERROR: every type with a built-in encoding has a binary send function, and
- * any other type is hashed through it.
+ * Whether a value of this type can be hashed without an ERROR, so that the
+ * statistics can be probed: bloom_encoder_create() needs a binary send
+ * function, and the send functions of arrays, composites, ranges and
+ * multiranges need one for every element, field or bound in turn (a row type
+ * with an aclitem field has MCVs, and hashing them raised an ERROR in
+ * EXPLAIN).  An anonymous record's fields are not known here: false.
  */
 static bool
 bloom_type_is_hashable(Oid typid)
 {
-	HeapTuple	tuple = SearchSysCache1(TYPEOID, ObjectIdGetDatum(getBaseType(typid)));
+	Oid			base_typid = getBaseType(typid);
+	HeapTuple	tuple;
+	Form_pg_type type;
 	bool		hashable;
+	char		typtype;
+	Oid			typrelid;
+	Oid			element_typid;
+
+	check_stack_depth();
+	if (base_typid == RECORDOID)
+		return false;
+	tuple = SearchSysCache1(TYPEOID, ObjectIdGetDatum(base_typid));
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	type = (Form_pg_type) GETSTRUCT(tuple);
+	hashable = OidIsValid(type->typsend);
+	typtype = type->typtype;
+	typrelid = type->typrelid;
+	ReleaseSysCache(tuple);
+	if (!hashable)
+		return false;
+
+	element_typid = get_element_type(base_typid);
+	if (OidIsValid(element_typid))
+		return bloom_type_is_hashable(element_typid);
+	if (typtype == TYPTYPE_RANGE)
+		return bloom_type_is_hashable(get_range_subtype(base_typid));
+	if (typtype == TYPTYPE_MULTIRANGE)
+		return bloom_type_is_hashable(get_multirange_range(base_typid));
+	if (typtype == TYPTYPE_COMPOSITE && OidIsValid(typrelid))
+	{
+		TupleDesc	tupdesc = lookup_rowtype_tupdesc(base_typid, -1);
+
+		for (int i = 0; i < tupdesc->natts && hashable; i++)
+		{
+			Form_pg_attribute attribute = TupleDescAttr(tupdesc, i);
+
+			if (!attribute->attisdropped)
+				hashable = bloom_type_is_hashable(attribute->atttypid);
+		}
+		ReleaseTupleDesc(tupdesc);
+	}
+	return hashable;
+}
+
+/*
+ * Whether typid is the bloom type or a domain over it, recognized by its
+ * input function being this module's bloom_in (its OID and schema vary).  A
+ * superuser can attach the estimator or the support function to a function
+ * of any argument types, and a datum of another type must not be read as a
+ * filter: a pass-by-value int4 read as a pointer crashed the backend.
+ */
+static bool
+bloom_is_filter_type(Oid typid)
+{
+	HeapTuple	tuple = SearchSysCache1(TYPEOID, ObjectIdGetDatum(getBaseType(typid)));
+	Oid			input_function;
+	FmgrInfo	input;
 
 	if (!HeapTupleIsValid(tuple))
 		return false;
-	hashable = OidIsValid(((Form_pg_type) GETSTRUCT(tuple))->typsend);
+	input_function = ((Form_pg_type) GETSTRUCT(tuple))->typinput;
 	ReleaseSysCache(tuple);
-	return hashable;
+	if (!OidIsValid(input_function))
+		return false;
+	fmgr_info(input_function, &input);
+	return input.fn_addr == bloom_in;
 }
 
 /* The fraction of the column's rows that are NULL, 0 without statistics. */
@@ -251,7 +315,8 @@ bloom_contains_selectivity_internal(PlannerInfo *root, Oid funcid, List *args,
 	VariableStatData vardata;
 	double		selectivity;
 
-	if (value_argno < 0 || list_length(args) != 2)
+	if (value_argno < 0 || list_length(args) != 2 ||
+		!bloom_is_filter_type(exprType((Node *) list_nth(args, 1 - value_argno))))
 		return BLOOM_DEFAULT_SELECTIVITY;
 	value_arg = (Node *) list_nth(args, value_argno);
 	filter_arg = estimate_expression_value(root, (Node *) list_nth(args, 1 - value_argno));
@@ -320,7 +385,8 @@ bloom_contains_call_cost(Oid funcid, Node *node)
 	if (value_argno < 0 || list_length(args) != 2)
 		return bloom_call_cost_for_size(BLOOM_COST_UNKNOWN_BYTES);
 	filter_arg = (Node *) list_nth(args, 1 - value_argno);
-	if (!IsA(filter_arg, Const) || ((Const *) filter_arg)->constisnull)
+	if (!IsA(filter_arg, Const) || ((Const *) filter_arg)->constisnull ||
+		!bloom_is_filter_type(((Const *) filter_arg)->consttype))
 		return bloom_call_cost_for_size(BLOOM_COST_UNKNOWN_BYTES);
 
 	/* the filter's size, without fetching or decompressing the value */
