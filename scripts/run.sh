@@ -117,21 +117,27 @@ count_result_lines() {
 		| awk '{ p += $1; f += $2; n++ } END { if (n) print p, f }'
 }
 
+# run_counted NAME LOG COMMAND...: run a test command, its output to the
+# terminal and LOG, and add its "N passed, M failed" lines to the totals and
+# a line to the summary.  A command that failed before reporting a failure
+# (did not compile, crashed, stopped early) counts as one failure.
+run_counted() {
+	local name=$1 log=$2 t=$SECONDS status=0 p f
+	shift 2
+	"$@" 2>&1 | tee "$log" || status=$?
+	read -r p f <<<"$(count_result_lines "$log")" || true
+	p=${p:-0} f=${f:-0}
+	if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+	fi
+	passed=$((passed + p)) failed=$((failed + f))
+	summary+=("$(printf '%-22s %d passed, %d failed (exited %d, %s)' "$name:" "$p" "$f" "$status" "$(elapsed $t)")")
+}
+
 if [ -f "$ROOT/test/unit.mk" ]; then
 	for target in unitcheck unitcheck-sanitize fuzzcheck; do
 		heading "C unit tests: make $target"
-		t=$SECONDS
-		log="$BUILD/$target.log"
-		status=0
-		"${mk[@]}" "$target" 2>&1 | tee "$log" || status=$?
-		read -r p f <<<"$(count_result_lines "$log")" || true
-		p=${p:-0} f=${f:-0}
-		if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
-			# It failed before reporting (did not compile, or crashed).
-			f=1
-		fi
-		passed=$((passed + p)) failed=$((failed + f))
-		summary+=("$(printf '%-22s %d passed, %d failed (make exited %d, %s)' "$target:" "$p" "$f" "$status" "$(elapsed $t)")")
+		run_counted "$target" "$BUILD/$target.log" "${mk[@]}" "$target"
 	done
 else
 	summary+=("unit tests:            none (test/unit.mk not there yet)")
@@ -173,17 +179,7 @@ for script in "$ROOT"/test/cluster/*.sh; do
 	name=$(basename "$script" .sh)
 	case " ${BLOOM_SKIP_CLUSTER_TESTS:-} " in *" $name "*) continue ;; esac
 	heading "cluster test: $name"
-	t=$SECONDS
-	log="$BUILD/cluster-$name.log"
-	status=0
-	"$script" "$inst" 2>&1 | tee "$log" || status=$?
-	read -r p f <<<"$(count_result_lines "$log")" || true
-	p=${p:-0} f=${f:-0}
-	if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
-		f=1
-	fi
-	passed=$((passed + p)) failed=$((failed + f))
-	summary+=("$(printf '%-22s %d passed, %d failed (exited %d, %s)' "$name:" "$p" "$f" "$status" "$(elapsed $t)")")
+	run_counted "$name" "$BUILD/cluster-$name.log" "$script" "$inst"
 done
 
 warnings=$(our_warnings "$BUILD"/*.log)
