@@ -52,6 +52,9 @@ $(shell mkdir -p src)
 endif
 -include $(ROOT)/test/unit.mk
 -include $(ROOT)/bench/bench.mk
+# Every object depends on every header (PGXS tracks none without
+# --enable-depend): a stale object after a header change is a wrong build.
+$(OBJS): $(wildcard $(ROOT)/src/*.h)
 endif
 
 .DEFAULT_GOAL := all

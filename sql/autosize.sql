@@ -30,8 +30,9 @@ FROM bloom_info(bloom_empty());
 -- the rate is measured over the 200000 non-members n+1 .. n+200000 (at p =
 -- 0.001 over 1000000).  The bound for the filter's own rate (X/m)^k is
 -- 0.00906 at p = 0.01, so a measured count above 2000 of 200000 is 4
--- standard deviations away; m_opt is the m of bloom_empty(p, n), and m /
--- m_opt must be at most 1.5.
+-- standard deviations away; m_opt is the formula's m, ceil(-n ln p / (ln 2)^2)
+-- (what bloom_empty(p, n) gives below 2 MiB; a self-sized filter has hash
+-- scheme 1 at any size), and m / m_opt must be at most 1.5.
 --
 CREATE TABLE autosize_cases (n int8, p float8, trials int8);
 INSERT INTO autosize_cases VALUES
@@ -50,7 +51,7 @@ SELECT n, p, info.m, info.k, opt.m AS m_opt, round(info.m::numeric / opt.m, 3) A
 	false_positives <= p * trials AS target_held
 FROM autosize_filters,
 	LATERAL bloom_info(f) AS info,
-	LATERAL bloom_info(bloom_empty(p, n)) AS opt,
+	LATERAL (SELECT ceil(-n * ln(p) / (ln(2) * ln(2)))::int8 AS m) AS opt,
 	LATERAL (SELECT count(*) FILTER (WHERE bloom_contains(f, i)) AS false_positives
 			 FROM generate_series(n + 1, n + trials) AS i) AS measured
 ORDER BY p DESC, n;

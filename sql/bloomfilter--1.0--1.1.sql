@@ -14,11 +14,12 @@ CREATE FUNCTION bloom_optimal(false_positive_rate pg_catalog.float8, capacity pg
 	OUT m pg_catalog.int8,
 	OUT k pg_catalog.int4,
 	OUT bytes pg_catalog.int4,
-	OUT bits_per_item pg_catalog.float8)
+	OUT bits_per_item pg_catalog.float8,
+	OUT hash_scheme pg_catalog.int4)
 	AS 'MODULE_PATHNAME', 'bloom_optimal'
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION bloom_optimal(pg_catalog.float8, pg_catalog.int8) IS
-	'shape (m, k), size in bytes and bits per item of the filter bloom_empty(false_positive_rate, capacity) builds';
+	'shape (m, k), size in bytes, bits per item and hash scheme (1, or 2 for blocked filters of 2 MiB and more) of the filter bloom_empty(false_positive_rate, capacity) builds';
 
 CREATE FUNCTION bloom_expected_fpr(m pg_catalog.int8, k pg_catalog.int4, n pg_catalog.int8,
 	OUT classic pg_catalog.float8,
@@ -34,9 +35,9 @@ COMMENT ON FUNCTION bloom_expected_fpr(pg_catalog.int8, pg_catalog.int4, pg_cata
 --
 
 COMMENT ON FUNCTION bloom_in(pg_catalog.cstring) IS
-	'text input of bloom: bloom:v1:h1:m<m>:k<k>:<base64 bits>, validated';
+	'text input of bloom: bloom:v1:h<hash scheme>:m<m>:k<k>:<base64 bits>, validated';
 COMMENT ON FUNCTION bloom_out(bloom) IS
-	'text output of bloom: bloom:v1:h1:m<m>:k<k>:<base64 bits>';
+	'text output of bloom: bloom:v1:h<hash scheme>:m<m>:k<k>:<base64 bits>';
 COMMENT ON FUNCTION bloom_recv(pg_catalog.internal) IS
 	'binary input of bloom (COPY BINARY, binary protocol), validated';
 COMMENT ON FUNCTION bloom_send(bloom) IS

@@ -11,7 +11,7 @@
  *     offset  size  field
  *     0       4     varlena length word (PostgreSQL's)
  *     4       1     format_version   BLOOM_FORMAT_VERSION
- *     5       1     hash_scheme      BLOOM_HASH_XXH3_EDH
+ *     5       1     hash_scheme      BLOOM_HASH_XXH3_EDH or BLOOM_HASH_XXH3_BLOCKED
  *     6       1     k                number of probes, 1..BLOOM_K_MAX
  *     7       1     flags            reserved, must be zero
  *     8       8     m                number of bits, 1..BLOOM_M_MAX (native order on disk)
@@ -44,9 +44,17 @@
  * working.  Scheme 1: XXH3-128 of the value's canonical bytes, enhanced
  * double hashing over a 64-bit index space, multiply-shift range reduction
  * (see core.c for the derivation).
+ *
+ * Scheme 2: the same XXH3-128 hash; h1 picks one block of BLOOM_BLOCK_BITS
+ * bits (one 64-byte cache line) and h2 the k bits inside it, so adding or
+ * looking up a value touches one cache line instead of k.  m is a multiple
+ * of BLOOM_BLOCK_BITS.  New filters of 2 MiB and more use it (core.c,
+ * "blocked filters").
  */
 #define BLOOM_HASH_XXH3_EDH 1
-#define BLOOM_HASH_SCHEME_CURRENT BLOOM_HASH_XXH3_EDH
+#define BLOOM_HASH_XXH3_BLOCKED 2
+#define BLOOM_HASH_SCHEME_MAX BLOOM_HASH_XXH3_BLOCKED
+#define BLOOM_BLOCK_BITS 512
 
 /* Size of the header that follows the varlena length word. */
 #define BLOOM_HEADER_BYTES 12

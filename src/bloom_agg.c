@@ -64,6 +64,14 @@ bloom_agg_state_flush(BloomAggState *state)
 		bf_adder_flush(state->adder);
 }
 
+/* Whether the call is an aggregate's, as AggCheckCallContext decides it. */
+static inline bool
+bloom_in_aggregate(FunctionCallInfo fcinfo)
+{
+	return fcinfo->context != NULL &&
+		(IsA(fcinfo->context, AggState) || IsA(fcinfo->context, WindowAggState));
+}
+
 /* The aggregate memory context; ERROR when not called as an aggregate. */
 MemoryContext
 bloom_agg_context(FunctionCallInfo fcinfo, const char *function)
@@ -105,6 +113,27 @@ bloom_agg_check_request(const BloomAggState *state, double p, int64 n)
 						  state->capacity, float8out_internal(p), n));
 }
 
+/* A new state, with its filter, for the first row (kept off the row path). */
+static pg_noinline BloomAggState *
+bloom_agg_start(FunctionCallInfo fcinfo, double p, int64 n)
+{
+	MemoryContext aggcontext = bloom_agg_context(fcinfo, "bloom_agg_transfn");
+	MemoryContext old_context = MemoryContextSwitchTo(aggcontext);
+	BloomAggState *state = (BloomAggState *) palloc0(sizeof(BloomAggState));
+
+	state->filter = bloom_alloc_optimal("bloom_agg", p, n, true);
+	state->false_positive_rate = p;
+	state->capacity = n;
+	if (bloom_payload_bytes(state->filter->m) >= BF_ADDER_MIN_BYTES)
+	{
+		state->adder = (bf_adder *) palloc(sizeof(bf_adder));
+		bf_adder_init(state->adder, state->filter->bits, state->filter->m,
+					  state->filter->k, state->filter->hash_scheme);
+	}
+	MemoryContextSwitchTo(old_context);
+	return state;
+}
+
 /*
  * The state is created from the first row even when its value is NULL, so
  * a bad false_positive_rate or capacity is an error whatever the values.
@@ -113,10 +142,21 @@ PG_FUNCTION_INFO_V1(bloom_agg_transfn);
 Datum
 bloom_agg_transfn(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcontext = bloom_agg_context(fcinfo, "bloom_agg_transfn");
-	BloomAggState *state = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
+	BloomAggState *state;
 	double		p;
 	int64		n;
+
+	/*
+	 * A state exists only when the aggregate machinery passes one (an
+	 * internal argument cannot come from SQL), and then the cheap test of
+	 * the call context will do: the full one is needed only to create it.
+	 */
+	if (PG_ARGISNULL(0))
+		state = NULL;
+	else if (likely(bloom_in_aggregate(fcinfo)))
+		state = (BloomAggState *) PG_GETARG_POINTER(0);
+	else
+		elog(ERROR, "bloom_agg_transfn called in non-aggregate context");
 
 	if (PG_ARGISNULL(2) || PG_ARGISNULL(3))
 		ereport(ERROR,
@@ -126,21 +166,7 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 	n = PG_GETARG_INT64(3);
 
 	if (state == NULL)
-	{
-		MemoryContext old_context = MemoryContextSwitchTo(aggcontext);
-
-		state = (BloomAggState *) palloc0(sizeof(BloomAggState));
-		state->filter = bloom_alloc_optimal("bloom_agg", p, n);
-		state->false_positive_rate = p;
-		state->capacity = n;
-		if (bloom_payload_bytes(state->filter->m) >= BF_ADDER_MIN_BYTES)
-		{
-			state->adder = (bf_adder *) palloc(sizeof(bf_adder));
-			bf_adder_init(state->adder, state->filter->bits, state->filter->m,
-						  state->filter->k);
-		}
-		MemoryContextSwitchTo(old_context);
-	}
+		state = bloom_agg_start(fcinfo, p, n);
 	else
 		bloom_agg_check_request(state, p, n);
 
@@ -150,11 +176,14 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 
 		if (state->encoder == NULL)
 			state->encoder = bloom_call_encoder(fcinfo, 1);
-		hash = bloom_encoder_hash(state->encoder, PG_GETARG_DATUM(1));
 		if (state->adder != NULL)
-			bf_adder_add(state->adder, hash);
-		else
-			bf_add_hash(state->filter->bits, state->filter->m, state->filter->k, hash);
+		{
+			bloom_encoder_add(state->encoder, PG_GETARG_DATUM(1), state->adder);
+			PG_RETURN_POINTER(state);
+		}
+		hash = bloom_encoder_hash(state->encoder, PG_GETARG_DATUM(1));
+		bf_add(state->filter->bits, state->filter->m, state->filter->k,
+			   state->filter->hash_scheme, hash);
 	}
 	PG_RETURN_POINTER(state);
 }
@@ -243,7 +272,7 @@ bloom_agg_finalfn(PG_FUNCTION_ARGS)
 	/* no rows: an empty filter of the requested shape, if it is known */
 	if (!bloom_agg_call_request(fcinfo, &p, &n))
 		PG_RETURN_NULL();
-	PG_RETURN_POINTER(bloom_alloc_optimal("bloom_agg", p, n));
+	PG_RETURN_POINTER(bloom_alloc_optimal("bloom_agg", p, n, false));
 }
 
 /* ---- bloom_union_agg and bloom_intersection_agg ---- */
@@ -469,10 +498,12 @@ bloom_agg_deserialfn(PG_FUNCTION_ARGS)
 	{
 		uint64_t	m;
 		uint32_t	k;
+		uint8_t		scheme;
 
-		if (bf_optimal_shape(state->false_positive_rate, state->capacity, &m, &k) != BF_OK ||
+		if (bf_default_shape(state->false_positive_rate, state->capacity, &m, &k,
+							 &scheme) != BF_OK ||
 			m != view.header.m || k != view.header.k ||
-			view.header.hash_scheme != BLOOM_HASH_SCHEME_CURRENT)
+			view.header.hash_scheme != scheme)
 			bloom_agg_raise_corrupt("The filter does not have the shape its false_positive_rate and capacity give.");
 	}
 	PG_RETURN_POINTER(state);

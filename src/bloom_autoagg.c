@@ -129,7 +129,8 @@ bloom_autoagg_to_sketch(BloomAutoState *state, MemoryContext aggcontext)
 	state->sketch = (uint8 *) bloom_palloc_large(nbytes);
 	bloom_fill_bits(state->sketch, NULL, nbytes);
 	state->adder = (bf_adder *) palloc(sizeof(bf_adder));
-	bf_adder_init(state->adder, state->sketch, state->sketch_m, state->k);
+	bf_adder_init(state->adder, state->sketch, state->sketch_m, state->k,
+				  BLOOM_HASH_XXH3_EDH);
 	MemoryContextSwitchTo(old_context);
 	while (bf_hashset_next(&state->set, &iter, &hash))
 		bf_adder_add(state->adder, hash);
@@ -256,11 +257,11 @@ bloom_autoagg_result(BloomAutoState *state, double p)
 						   state->false_positive_rate),
 					errdetail("A self-sized filter at this rate has at most m = " UINT64_FORMAT " bits, which cannot hold about %.0f distinct values at the rate.",
 							  state->sketch_m,
-							  bf_estimate_cardinality(state->sketch_m, state->k,
+							  bf_estimate_cardinality(state->sketch_m, state->k, BLOOM_HASH_XXH3_EDH,
 													  bf_popcount(state->sketch,
 																  bloom_payload_bytes(state->sketch_m)))),
 					errhint("Give the capacity: bloom_agg(value, false_positive_rate, capacity)."));
-		filter = bloom_alloc(m, state->k, BLOOM_HASH_SCHEME_CURRENT);
+		filter = bloom_alloc(m, state->k, BLOOM_HASH_XXH3_EDH);
 		bf_fold(state->sketch, state->sketch_m, filter->bits, m);
 		return filter;
 	}
@@ -277,7 +278,7 @@ bloom_autoagg_result(BloomAutoState *state, double p)
 			bloom_autoagg_raise_rate_error(p, set->count, sketch_m);
 		bits = (uint8 *) palloc(bloom_payload_bytes(max_m));
 		m = bf_auto_choose_exact(set, p, k, max_m, bits);
-		filter = bloom_alloc(m, k, BLOOM_HASH_SCHEME_CURRENT);
+		filter = bloom_alloc(m, k, BLOOM_HASH_XXH3_EDH);
 		memcpy(filter->bits, bits, bloom_payload_bytes(m));
 		pfree(bits);
 		return filter;

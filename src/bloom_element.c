@@ -344,6 +344,12 @@ bloom_encoder_hash(BloomEncoder *encoder, Datum value)
 	return bloom_encode_and_hash(encoder, value);
 }
 
+void
+bloom_encoder_add(BloomEncoder *encoder, Datum value, bf_adder *adder)
+{
+	bf_adder_add(adder, bloom_encode_and_hash(encoder, value));
+}
+
 /*
  * A view's hash scheme was checked when it was read, so this is reached only
  * if a scheme is accepted there but not implemented here.
@@ -397,6 +403,14 @@ bloom_test_arguments(FunctionCallInfo fcinfo, int filter_argno, int value_argno)
 			return bloom_view_contains_hash(&view,
 											bloom_encode_and_hash(encoder,
 																  PG_GETARG_DATUM(value_argno)));
+		case BLOOM_HASH_XXH3_BLOCKED:
+			{
+				bf_hash		hash = bloom_encode_and_hash(encoder,
+														 PG_GETARG_DATUM(value_argno));
+
+				return bf_block_test(view.bits + bf_block_offset(hash.h1, view.header.m),
+									 view.header.k, hash.h2);
+			}
 	}
 	bloom_unsupported_hash_scheme(&view);
 }
@@ -421,8 +435,9 @@ bloom_add(PG_FUNCTION_ARGS)
 	switch (view.header.hash_scheme)
 	{
 		case BLOOM_HASH_XXH3_EDH:
-			bf_add_hash(filter->bits, filter->m, filter->k,
-						bloom_encode_and_hash(encoder, PG_GETARG_DATUM(1)));
+		case BLOOM_HASH_XXH3_BLOCKED:
+			bf_add(filter->bits, filter->m, filter->k, filter->hash_scheme,
+				   bloom_encode_and_hash(encoder, PG_GETARG_DATUM(1)));
 			break;
 		default:
 			bloom_unsupported_hash_scheme(&view);

@@ -162,7 +162,7 @@ bloom_palloc_large(Size size)
  * callers below write every byte of the bit array.
  */
 static BloomFilter *
-bloom_alloc_unfilled(uint64 m, uint32 k, uint8 hash_scheme)
+bloom_alloc_unfilled_aligned(uint64 m, uint32 k, uint8 hash_scheme, bool align_bits)
 {
 	uint64		size = BLOOM_BITS_OFFSET + bloom_payload_bytes(m);
 	BloomFilter *filter;
@@ -171,7 +171,16 @@ bloom_alloc_unfilled(uint64 m, uint32 k, uint8 hash_scheme)
 	if (m < 1 || m > BLOOM_M_MAX || k < BLOOM_K_MIN || k > BLOOM_K_MAX)
 		elog(ERROR, "invalid bloom filter shape m = " UINT64_FORMAT ", k = %u", m, k);
 
-	filter = (BloomFilter *) bloom_palloc_large(size);
+	/* the slack would take a filter near the limit past MaxAllocSize */
+	if (align_bits && size + BF_BLOCK_BYTES <= MaxAllocSize)
+	{
+		char	   *chunk = bloom_palloc_large(size + BF_BLOCK_BYTES);
+
+		filter = (BloomFilter *) (TYPEALIGN(BF_BLOCK_BYTES, chunk + BLOOM_BITS_OFFSET) -
+								  BLOOM_BITS_OFFSET);
+	}
+	else
+		filter = (BloomFilter *) bloom_palloc_large(size);
 	SET_VARSIZE(filter, size);
 	filter->format_version = BLOOM_FORMAT_VERSION;
 	filter->hash_scheme = hash_scheme;
@@ -203,6 +212,21 @@ bloom_fill_bits(uint8 *dst, const uint8 *src, size_t nbytes)
 		else
 			memset(dst + offset, 0, n);
 	}
+}
+
+static BloomFilter *
+bloom_alloc_unfilled(uint64 m, uint32 k, uint8 hash_scheme)
+{
+	return bloom_alloc_unfilled_aligned(m, k, hash_scheme, false);
+}
+
+BloomFilter *
+bloom_alloc_state(uint64 m, uint32 k, uint8 hash_scheme)
+{
+	BloomFilter *filter = bloom_alloc_unfilled_aligned(m, k, hash_scheme, true);
+
+	bloom_fill_bits(filter->bits, NULL, bloom_payload_bytes(m));
+	return filter;
 }
 
 BloomFilter *

@@ -43,6 +43,13 @@ extern void bloom_fill_bits(uint8 *dst, const uint8 *src, size_t nbytes);
 extern BloomFilter *bloom_alloc(uint64 m, uint32 k, uint8 hash_scheme);
 
 /*
+ * The same with the bit array aligned to a cache line, so that a scheme 2
+ * block is one line: for aggregate states only, as the pointer may lie
+ * inside its chunk and must never be passed to pfree.
+ */
+extern BloomFilter *bloom_alloc_state(uint64 m, uint32 k, uint8 hash_scheme);
+
+/*
  * A new filter with the header's shape (m, k, hash scheme), its bit array
  * not initialized: the caller writes all of it.  In CurrentMemoryContext.
  */
@@ -88,7 +95,8 @@ extern BloomFilter *bloom_setop_fold(BloomSetOp op, const char *operation,
  * (bloom_setops.c), in CurrentMemoryContext; the shape errors name
  * operation.
  */
-extern BloomFilter *bloom_alloc_optimal(const char *operation, double p, int64 n);
+extern BloomFilter *bloom_alloc_optimal(const char *operation, double p, int64 n,
+									   bool for_state);
 
 /*
  * Values to hashes (bloom_element.c).  An encoder is resolved once per type
@@ -99,6 +107,8 @@ typedef struct BloomEncoder BloomEncoder;
 
 extern BloomEncoder *bloom_encoder_create(Oid typid, MemoryContext mcxt);
 extern bf_hash bloom_encoder_hash(BloomEncoder *encoder, Datum value);
+/* bf_adder_add of the value's hash, the encoding inlined (bloom_agg's rows). */
+extern void bloom_encoder_add(BloomEncoder *encoder, Datum value, bf_adder *adder);
 
 /*
  * The aggregate memory context (bloom_agg.c); ERROR, naming function, when

@@ -44,16 +44,17 @@
 /* ---- construction ---- */
 
 BloomFilter *
-bloom_alloc_optimal(const char *operation, double p, int64 n)
+bloom_alloc_optimal(const char *operation, double p, int64 n, bool for_state)
 {
 	uint64_t	m = 0;
 	uint32_t	k = 0;
+	uint8_t		scheme;
 	bf_status	status;
 
-	status = bf_optimal_shape(p, n, &m, &k);
+	status = bf_default_shape(p, n, &m, &k, &scheme);
 	if (status != BF_OK)
 		bloom_raise_shape_error(status, operation, m, k, p, n);
-	return bloom_alloc(m, k, BLOOM_HASH_SCHEME_CURRENT);
+	return for_state ? bloom_alloc_state(m, k, scheme) : bloom_alloc(m, k, scheme);
 }
 
 PG_FUNCTION_INFO_V1(bloom_empty);
@@ -61,7 +62,7 @@ Datum
 bloom_empty(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_POINTER(bloom_alloc_optimal("bloom_empty", PG_GETARG_FLOAT8(0),
-										  PG_GETARG_INT64(1)));
+										  PG_GETARG_INT64(1), false));
 }
 
 PG_FUNCTION_INFO_V1(bloom_empty_mk);
@@ -75,7 +76,7 @@ bloom_empty_mk(PG_FUNCTION_ARGS)
 	status = bf_check_shape(m, k);
 	if (status != BF_OK)
 		bloom_raise_shape_error(status, "bloom_empty_mk", (uint64) m, k, -1, -1);
-	PG_RETURN_POINTER(bloom_alloc((uint64) m, (uint32) k, BLOOM_HASH_SCHEME_CURRENT));
+	PG_RETURN_POINTER(bloom_alloc((uint64) m, (uint32) k, BLOOM_HASH_XXH3_EDH));
 }
 
 /*
@@ -89,7 +90,7 @@ Datum
 bloom_empty_default(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_POINTER(bloom_alloc_optimal("bloom_empty", BF_DEFAULT_FALSE_POSITIVE_RATE,
-										  BF_DEFAULT_CAPACITY));
+										  BF_DEFAULT_CAPACITY, false));
 }
 
 /* ---- union and intersection ---- */
@@ -279,7 +280,7 @@ bloom_hash_extended(PG_FUNCTION_ARGS)
 static double
 bloom_view_cardinality(const BloomView *view)
 {
-	return bf_estimate_cardinality(view->header.m, view->header.k,
+	return bf_estimate_cardinality(view->header.m, view->header.k, view->header.hash_scheme,
 								   bf_popcount(view->bits, view->nbytes));
 }
 
@@ -316,7 +317,8 @@ bloom_union_cardinality(PG_FUNCTION_ARGS)
 	uint64		union_bits_set;
 
 	union_bits_set = bloom_getarg_pair(fcinfo, "bloom_union_cardinality", &a, &b);
-	PG_RETURN_FLOAT8(bf_estimate_cardinality(a.header.m, a.header.k, union_bits_set));
+	PG_RETURN_FLOAT8(bf_estimate_cardinality(a.header.m, a.header.k, a.header.hash_scheme,
+											 union_bits_set));
 }
 
 /*
@@ -332,7 +334,8 @@ bloom_intersection_estimate(FunctionCallInfo fcinfo, const char *operation,
 	uint64		union_bits_set;
 
 	union_bits_set = bloom_getarg_pair(fcinfo, operation, &a, &b);
-	*union_estimate = bf_estimate_cardinality(a.header.m, a.header.k, union_bits_set);
+	*union_estimate = bf_estimate_cardinality(a.header.m, a.header.k, a.header.hash_scheme,
+											  union_bits_set);
 	if (union_bits_set == a.header.m)
 		return get_float8_nan();
 	return Max(0.0, bloom_view_cardinality(&a) + bloom_view_cardinality(&b) -
@@ -395,8 +398,10 @@ bloom_info(PG_FUNCTION_ARGS)
 	values[2] = Int32GetDatum((int32) (BLOOM_BITS_OFFSET + view.nbytes));
 	values[3] = Int64GetDatum((int64) bits_set);
 	values[4] = Float8GetDatum((double) bits_set / (double) m);
-	values[5] = Float8GetDatum(bf_estimate_cardinality(m, k, bits_set));
-	values[6] = Float8GetDatum(bf_current_false_positive_rate(m, k, bits_set));
+	values[5] = Float8GetDatum(bf_estimate_cardinality(m, k, view.header.hash_scheme, bits_set));
+	values[6] = Float8GetDatum(bf_filter_false_positive_rate(view.bits, m, k,
+															 view.header.hash_scheme,
+															 bits_set));
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

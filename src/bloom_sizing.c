@@ -2,8 +2,9 @@
  * bloom_sizing.c: planning a filter before building one.
  *
  *   bloom_optimal(p, n)          the shape bloom_empty(p, n) would build (m, k),
- *                                its size as a value and bits per item, from
- *                                the same core function (bf_optimal_shape)
+ *                                its size as a value, bits per item and hash
+ *                                scheme, from the same core function
+ *                                (bf_default_shape)
  *   bloom_expected_fpr(m, k, n)  the false-positive rate of a filter of m bits
  *                                and k probes after n distinct values: the
  *                                classical estimate (1 - e^(-kn/m))^k and Goel
@@ -39,11 +40,12 @@ bloom_optimal(PG_FUNCTION_ARGS)
 	TupleDesc	tupdesc = bloom_result_tupdesc(fcinfo, "bloom_optimal");
 	uint64_t	m = 0;
 	uint32_t	k = 0;
+	uint8_t		scheme;
 	bf_status	status;
-	Datum		values[4];
-	bool		nulls[4] = {0};
+	Datum		values[5];
+	bool		nulls[5] = {0};
 
-	status = bf_optimal_shape(p, n, &m, &k);
+	status = bf_default_shape(p, n, &m, &k, &scheme);
 	if (status != BF_OK)
 		bloom_raise_shape_error(status, "bloom_optimal", m, k, p, n);
 
@@ -52,6 +54,7 @@ bloom_optimal(PG_FUNCTION_ARGS)
 	/* as bloom_info reports it: the value with a 4-byte header */
 	values[2] = Int32GetDatum((int32) (BLOOM_BITS_OFFSET + bloom_payload_bytes(m)));
 	values[3] = Float8GetDatum((double) m / (double) n);
+	values[4] = Int32GetDatum((int32) scheme);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -225,9 +225,12 @@ bloom_column_selectivity(VariableStatData *vardata, BloomEncoder *encoder,
 
 	if (bits_set == 0)
 		return 0.0;				/* an empty filter contains nothing */
-	false_positive_rate = bf_current_false_positive_rate(view->header.m,
-														 view->header.k, bits_set);
-	cardinality = bf_estimate_cardinality(view->header.m, view->header.k, bits_set);
+	false_positive_rate = bf_filter_false_positive_rate(view->bits, view->header.m,
+														view->header.k,
+														view->header.hash_scheme,
+														bits_set);
+	cardinality = bf_estimate_cardinality(view->header.m, view->header.k,
+										  view->header.hash_scheme, bits_set);
 
 	null_fraction = bloom_null_fraction(vardata);
 	if (encoder != NULL && HeapTupleIsValid(vardata->statsTuple))
@@ -242,7 +245,8 @@ bloom_column_selectivity(VariableStatData *vardata, BloomEncoder *encoder,
 				bf_hash		hash = bloom_encoder_hash(encoder, sslot.values[i]);
 
 				mcv_total += sslot.numbers[i];
-				if (bf_contains_hash(view->bits, view->header.m, view->header.k, hash))
+				if (bf_contains(view->bits, view->header.m, view->header.k,
+								view->header.hash_scheme, hash))
 				{
 					mcv_pass += sslot.numbers[i];
 					mcv_pass_count++;
@@ -258,7 +262,8 @@ bloom_column_selectivity(VariableStatData *vardata, BloomEncoder *encoder,
 			{
 				bf_hash		hash = bloom_encoder_hash(encoder, sslot.values[i]);
 
-				if (bf_contains_hash(view->bits, view->header.m, view->header.k, hash))
+				if (bf_contains(view->bits, view->header.m, view->header.k,
+								view->header.hash_scheme, hash))
 					histogram_pass_count++;
 			}
 			histogram_count = sslot.nvalues;
@@ -346,7 +351,8 @@ bloom_contains_selectivity_internal(PlannerInfo *root, Oid funcid, List *args,
 		if (statistic_proc_security_check(&vardata, funcid) &&
 			bloom_type_is_hashable(value_type))
 			encoder = bloom_encoder_create(value_type, estimate_context);
-		if (view.header.hash_scheme != BLOOM_HASH_XXH3_EDH)
+		if (view.header.hash_scheme != BLOOM_HASH_XXH3_EDH &&
+			view.header.hash_scheme != BLOOM_HASH_XXH3_BLOCKED)
 			selectivity = (1.0 - bloom_null_fraction(&vardata)) * BLOOM_DEFAULT_SELECTIVITY;
 		else
 			selectivity = bloom_column_selectivity(&vardata, encoder, &view);

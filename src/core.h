@@ -38,6 +38,7 @@ typedef enum bf_status
 	BF_FLAGS,					/* reserved flags not zero */
 	BF_LENGTH,					/* bit array length does not match m */
 	BF_PADDING_BITS,			/* a bit at a position >= m is set */
+	BF_BLOCK_SHAPE,				/* scheme 2 with m not a multiple of 512 */
 	BF_SYNTAX,					/* text form not of the expected shape */
 	BF_BASE64					/* bit array is not canonical base64 */
 } bf_status;
@@ -53,6 +54,13 @@ extern void (*bf_interrupt_hook) (void);
 
 /* ---- shapes ---- */
 
+/*
+ * New filters of at least this many bytes under scheme 1 are blocked
+ * (scheme 2) when that costs at most BF_BLOCKED_MAX_GROWTH more bits.
+ */
+#define BF_BLOCKED_MIN_BYTES ((uint64_t) 2 << 20)
+#define BF_BLOCKED_MAX_GROWTH 0.10
+
 /* Check an explicit shape: m in [1, BLOOM_M_MAX], k in [BLOOM_K_MIN, BLOOM_K_MAX]. */
 extern bf_status bf_check_shape(int64_t m, int64_t k);
 
@@ -63,6 +71,21 @@ extern bf_status bf_check_shape(int64_t m, int64_t k);
  * for the error message.
  */
 extern bf_status bf_optimal_shape(double p, int64_t n, uint64_t *m, uint32_t *k);
+
+/*
+ * The smallest scheme 2 shape (m a multiple of 512, k) whose expected rate
+ * bf_blocked_false_positive_rate(m, k, n) is at most p.  Same statuses.
+ */
+extern bf_status bf_blocked_shape(double p, int64_t n, uint64_t *m, uint32_t *k);
+
+/*
+ * The shape of a new filter for p and n (bloom_empty, bloom_agg): the
+ * optimal scheme 1 shape, unless that is at least BF_BLOCKED_MIN_BYTES and
+ * the blocked shape is at most BF_BLOCKED_MAX_GROWTH larger; then that.
+ * Same statuses as bf_optimal_shape, which decides them.
+ */
+extern bf_status bf_default_shape(double p, int64_t n, uint64_t *m, uint32_t *k,
+								  uint8_t *scheme);
 
 /* Check every header field; bit array length and padding are checked apart. */
 extern bf_status bf_check_header(const BloomHeader *header);
@@ -113,12 +136,13 @@ bf_reduce(uint64_t x, uint64_t m)
 }
 
 /*
- * The i-th probe position is reduce(h1 + i*h2 + (i^3 - i)/6, m), computed
- * incrementally (enhanced double hashing).  bf_probe_positions writes all k
- * of them; the two functions below walk the same sequence.
+ * Scheme 1: the i-th probe position is reduce(h1 + i*h2 + (i^3 - i)/6, m),
+ * computed incrementally (enhanced double hashing).  bf_probe_positions
+ * writes all k of them (under either scheme); the two functions below walk
+ * the same sequence.
  */
 extern void bf_probe_positions(bf_hash hash, uint64_t m, uint32_t k,
-							   uint64_t *positions);
+							   uint8_t scheme, uint64_t *positions);
 
 static inline void
 bf_add_hash(uint8_t *bits, uint64_t m, uint32_t k, bf_hash hash)
@@ -155,15 +179,150 @@ bf_contains_hash(const uint8_t *bits, uint64_t m, uint32_t k, bf_hash hash)
 }
 
 /*
+ * Scheme 2 (BLOOM_HASH_XXH3_BLOCKED, core.c "blocked filters"): h1 picks
+ * one of the m / BLOOM_BLOCK_BITS blocks, and the k positions inside it are
+ * 9-bit fields of h2, seven to a word; probes past the seventh take their
+ * fields from further words bf_block_word() derives from h2.
+ */
+#define BF_BLOCK_BYTES (BLOOM_BLOCK_BITS / 8)
+#define BF_BLOCK_FIELDS 7		/* 9-bit fields in a 64-bit word */
+
+/* A 64-bit finalizer (MurmurHash3's fmix64 constants): a bijection that
+ * mixes every input bit into every output bit. */
+static inline uint64_t
+bf_mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= UINT64_C(0xff51afd7ed558ccd);
+	x ^= x >> 33;
+	x *= UINT64_C(0xc4ceb9fe1a85ec53);
+	x ^= x >> 33;
+	return x;
+}
+
+/* The word that gives in-block probes 7j .. 7j + 6. */
+static inline uint64_t
+bf_block_word(uint64_t h2, uint32_t j)
+{
+	return j == 0 ? h2 : bf_mix64(h2 + (uint64_t) j * UINT64_C(0x9e3779b97f4a7c15));
+}
+
+/* Byte offset of the value's block in the bit array (m a multiple of 512). */
+static inline uint64_t
+bf_block_offset(uint64_t h1, uint64_t m)
+{
+	return bf_reduce(h1, m / BLOOM_BLOCK_BITS) * BF_BLOCK_BYTES;
+}
+
+/*
+ * Bit b of a block as a bit of one of its eight 64-bit words.  The layout
+ * (bit i in byte i / 8 under mask 1 << (i % 8)) is that of little-endian
+ * words, so on a little-endian machine a probe is one word update, which
+ * needs fewer instructions than a byte update; elsewhere, bytes.
+ */
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
+	__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define BF_BLOCK_SET_BIT(block, b) \
+	do { \
+		uint8_t    *word_ = (block) + (((b) >> 3) & 56); \
+		uint64_t	value_; \
+		memcpy(&value_, word_, 8); \
+		value_ |= (uint64_t) 1 << ((b) & 63); \
+		memcpy(word_, &value_, 8); \
+	} while (0)
+#define BF_BLOCK_GET_BIT(block, b) \
+	(bf_block_get_word((block) + (((b) >> 3) & 56)) >> ((b) & 63))
+#else
+#define BF_BLOCK_SET_BIT(block, b) \
+	((block)[((b) >> 3) & 63] |= (uint8_t) (1u << ((b) & 7)))
+#define BF_BLOCK_GET_BIT(block, b) \
+	((uint64_t) ((block)[((b) >> 3) & 63] >> ((b) & 7)))
+#endif
+
+static inline uint64_t
+bf_block_get_word(const uint8_t *word)
+{
+	uint64_t	value;
+
+	memcpy(&value, word, 8);
+	return value;
+}
+
+/* Set the value's k bits in its block (block points at its first byte). */
+static inline void
+bf_block_set(uint8_t *block, uint32_t k, uint64_t h2)
+{
+	uint64_t	w = h2;
+	uint32_t	left = k;		/* k >= 1 */
+
+	for (uint32_t j = 1;; j++)
+	{
+		uint32_t	n = left < BF_BLOCK_FIELDS ? left : BF_BLOCK_FIELDS;
+
+		left -= n;
+		do
+		{
+			BF_BLOCK_SET_BIT(block, w);
+			w >>= 9;
+		} while (--n != 0);
+		if (left == 0)
+			return;
+		w = bf_block_word(h2, j);
+	}
+}
+
+/* Whether all k bits are set, without an early exit (the block is one line). */
+static inline bool
+bf_block_test(const uint8_t *block, uint32_t k, uint64_t h2)
+{
+	uint64_t	w = h2;
+	uint32_t	left = k;		/* k >= 1 */
+	uint32_t	all = 1;
+
+	for (uint32_t j = 1;; j++)
+	{
+		uint32_t	n = left < BF_BLOCK_FIELDS ? left : BF_BLOCK_FIELDS;
+
+		left -= n;
+		do
+		{
+			all &= (uint32_t) BF_BLOCK_GET_BIT(block, w);
+			w >>= 9;
+		} while (--n != 0);
+		if (left == 0)
+			return (all & 1) != 0;
+		w = bf_block_word(h2, j);
+	}
+}
+
+/* Add or look up a value under either scheme (the caller checked scheme). */
+static inline void
+bf_add(uint8_t *bits, uint64_t m, uint32_t k, uint8_t scheme, bf_hash hash)
+{
+	if (scheme == BLOOM_HASH_XXH3_BLOCKED)
+		bf_block_set(bits + bf_block_offset(hash.h1, m), k, hash.h2);
+	else
+		bf_add_hash(bits, m, k, hash);
+}
+
+static inline bool
+bf_contains(const uint8_t *bits, uint64_t m, uint32_t k, uint8_t scheme, bf_hash hash)
+{
+	if (scheme == BLOOM_HASH_XXH3_BLOCKED)
+		return bf_block_test(bits + bf_block_offset(hash.h1, m), k, hash.h2);
+	return bf_contains_hash(bits, m, k, hash);
+}
+
+/*
  * Adding many values to a filter larger than the CPU cache: each probe is a
- * cache (and TLB) miss, and bf_add_hash waits for them one value at a time.
- * A bf_adder keeps the probe positions of the last BF_ADDER_DEPTH values in
- * a ring: a new value's k cache lines are prefetched, and its bits are set
- * BF_ADDER_DEPTH values later, when the lines have arrived.  The bits after
- * bf_adder_flush() are exactly those bf_add_hash would have set; until then
- * up to BF_ADDER_DEPTH values are pending.  For a filter that fits in the
- * cache the ring costs more than it saves: bf_adder_init() chooses the
- * direct path there (bf_adder_pipelined() tells which).
+ * cache (and TLB) miss, and adding one value at a time waits for them.  A
+ * bf_adder keeps the last BF_ADDER_DEPTH values in a ring: a new value's
+ * cache lines (k under scheme 1, one under scheme 2) are prefetched, and its
+ * bits are set BF_ADDER_DEPTH values later, when the lines have arrived.
+ * The bits after bf_adder_flush() are exactly those bf_add would have set;
+ * until then up to BF_ADDER_DEPTH values are pending.  For a filter that
+ * fits in the cache the ring costs more than it saves: bf_adder_init()
+ * chooses the direct path there (bf_adder_pipelined() tells which).
  */
 #define BF_ADDER_DEPTH 16		/* a power of two */
 #define BF_ADDER_MIN_BYTES ((size_t) 2 << 20)
@@ -175,11 +334,14 @@ typedef struct bf_adder
 	uint32_t	k;
 	uint32_t	pending;		/* values in the ring, 0..BF_ADDER_DEPTH */
 	uint32_t	next;			/* slot of the next value */
+	uint8_t		scheme;
 	bool		pipelined;
+	/* scheme 1: the k positions; scheme 2: block offset and h2 */
 	uint64_t	positions[BF_ADDER_DEPTH][BLOOM_K_MAX];
 } bf_adder;
 
-extern void bf_adder_init(bf_adder *adder, uint8_t *bits, uint64_t m, uint32_t k);
+extern void bf_adder_init(bf_adder *adder, uint8_t *bits, uint64_t m, uint32_t k,
+						  uint8_t scheme);
 extern void bf_adder_flush(bf_adder *adder);
 
 static inline void
@@ -187,6 +349,11 @@ bf_adder_set_slot(bf_adder *adder, uint32_t slot)
 {
 	const uint64_t *positions = adder->positions[slot];
 
+	if (adder->scheme == BLOOM_HASH_XXH3_BLOCKED)
+	{
+		bf_block_set(adder->bits + positions[0], adder->k, positions[1]);
+		return;
+	}
 	for (uint32_t i = 0; i < adder->k; i++)
 		adder->bits[positions[i] >> 3] |= (uint8_t) (1u << (positions[i] & 7));
 }
@@ -201,7 +368,7 @@ bf_adder_add(bf_adder *adder, bf_hash hash)
 
 	if (!adder->pipelined)
 	{
-		bf_add_hash(adder->bits, adder->m, adder->k, hash);
+		bf_add(adder->bits, adder->m, adder->k, adder->scheme, hash);
 		return;
 	}
 	/* the value that was prefetched BF_ADDER_DEPTH values ago */
@@ -209,6 +376,18 @@ bf_adder_add(bf_adder *adder, bf_hash hash)
 		bf_adder_set_slot(adder, slot);
 	else
 		adder->pending++;
+	adder->next = (slot + 1) & (BF_ADDER_DEPTH - 1);
+	if (adder->scheme == BLOOM_HASH_XXH3_BLOCKED)
+	{
+		positions[0] = bf_block_offset(x, adder->m);
+		positions[1] = y;
+#ifdef __GNUC__
+		/* both ends, in case the block straddles two lines */
+		__builtin_prefetch(adder->bits + positions[0], 1, 3);
+		__builtin_prefetch(adder->bits + positions[0] + BF_BLOCK_BYTES - 1, 1, 3);
+#endif
+		return;
+	}
 	for (uint32_t i = 0; i < adder->k; i++)
 	{
 		positions[i] = bf_reduce(x, adder->m);
@@ -218,7 +397,6 @@ bf_adder_add(bf_adder *adder, bf_hash hash)
 		x += y;
 		y += i + 1;
 	}
-	adder->next = (slot + 1) & (BF_ADDER_DEPTH - 1);
 }
 
 /* ---- whole-array operations (nbytes is a multiple of 8) ---- */
@@ -245,10 +423,21 @@ bf_and_into(uint8_t *dst, const uint8_t *src, size_t nbytes)
 
 /* ---- estimates ---- */
 
-/* Swamidass-Baldi: n* = -(m/k) ln(1 - X/m); +Infinity when X = m. */
-extern double bf_estimate_cardinality(uint64_t m, uint32_t k, uint64_t bits_set);
-/* The expected false-positive rate of the filter as it is: (X/m)^k. */
+/*
+ * Swamidass-Baldi: n* = -(m/k) ln(1 - X/m) under scheme 1, and its blocked
+ * form -(m/512) ln(1 - X/m) / (1 - (1 - 1/512)^k) under scheme 2 (core.c);
+ * +Infinity when X = m.
+ */
+extern double bf_estimate_cardinality(uint64_t m, uint32_t k, uint8_t scheme,
+									  uint64_t bits_set);
+/* The expected false-positive rate of a scheme 1 filter as it is: (X/m)^k. */
 extern double bf_current_false_positive_rate(uint64_t m, uint32_t k, uint64_t bits_set);
+/*
+ * The same for a filter of either scheme, from its bits (X = bits_set):
+ * under scheme 2 the mean over blocks of (bits set in the block / 512)^k.
+ */
+extern double bf_filter_false_positive_rate(const uint8_t *bits, uint64_t m, uint32_t k,
+											uint8_t scheme, uint64_t bits_set);
 
 /*
  * The false-positive rate of a filter of m bits and k probes after n
@@ -258,6 +447,12 @@ extern double bf_current_false_positive_rate(uint64_t m, uint32_t k, uint64_t bi
  */
 extern double bf_expected_false_positive_rate(uint64_t m, uint32_t k, uint64_t n);
 extern double bf_goel_gupta_bound(uint64_t m, uint32_t k, uint64_t n);
+
+/*
+ * The same for a scheme 2 filter (m a multiple of 512), with the values per
+ * block Poisson-distributed: sum over j of P(j) (1 - (1 - 1/512)^(kj))^k.
+ */
+extern double bf_blocked_false_positive_rate(uint64_t m, uint32_t k, double n);
 
 /* ---- serialized forms (codec.c) ---- */
 

@@ -285,19 +285,32 @@ parse_decimal(const Buffer *b, size_t *pos, uint64_t *value)
 	return true;
 }
 
+/* Hash scheme 1, or scheme 2 (blocked) with m a multiple of 512. */
+static bool
+scheme_is_valid(uint64_t scheme, uint64_t m)
+{
+	return scheme == 1 || (scheme == 2 && m % 512 == 0);
+}
+
 static bool
 text_is_valid(const Buffer *b)
 {
-	static const char prefix[] = "bloom:v1:h1:m";
+	static const char prefix[] = "bloom:v1:h";
 	static uint8_t bits[MAX_INPUT];
 	size_t		pos = sizeof(prefix) - 1;
-	uint64_t	m,
+	uint64_t	scheme,
+				m,
 				k,
 				nbytes;
 
 	if (b->len < pos || memcmp(b->data, prefix, pos) != 0)
 		return false;
-	if (!parse_decimal(b, &pos, &m) || m < 1 || m > M_MAX)
+	if (!parse_decimal(b, &pos, &scheme))
+		return false;
+	if (pos >= b->len || b->data[pos] != 'm')
+		return false;
+	pos++;
+	if (!parse_decimal(b, &pos, &m) || m < 1 || m > M_MAX || !scheme_is_valid(scheme, m))
 		return false;
 	if (pos >= b->len || b->data[pos] != 'k')
 		return false;
@@ -329,11 +342,12 @@ binary_is_valid(const uint8_t *field, size_t len)
 
 	if (len < BINARY_HEADER)
 		return false;
-	if (field[0] != FORMAT_VERSION || field[1] != HASH_SCHEME ||
+	if (field[0] != FORMAT_VERSION ||
 		field[2] < 1 || field[2] > K_MAX || field[3] != 0)
 		return false;
 	m = binary_m(field);
-	if (m < 1 || m > M_MAX || len - BINARY_HEADER != payload_bytes(m))
+	if (m < 1 || m > M_MAX || len - BINARY_HEADER != payload_bytes(m) ||
+		!scheme_is_valid(field[1], m))
 		return false;
 	return padding_clear(field + BINARY_HEADER, m, len - BINARY_HEADER);
 }

@@ -54,7 +54,7 @@ status_name(bf_status status)
 		"BF_OK", "BF_FALSE_POSITIVE_RATE_RANGE", "BF_CAPACITY_RANGE",
 		"BF_M_RANGE", "BF_K_RANGE", "BF_TOO_LARGE", "BF_FORMAT_VERSION",
 		"BF_HASH_SCHEME", "BF_FLAGS", "BF_LENGTH", "BF_PADDING_BITS",
-		"BF_SYNTAX", "BF_BASE64"
+		"BF_BLOCK_SHAPE", "BF_SYNTAX", "BF_BASE64"
 	};
 
 	if ((unsigned) status < sizeof(names) / sizeof(names[0]))
@@ -278,7 +278,12 @@ test_check_header(void)
 		{{2, 1, 3, 0, 18}, BF_FORMAT_VERSION},
 		{{255, 1, 3, 0, 18}, BF_FORMAT_VERSION},
 		{{1, 0, 3, 0, 18}, BF_HASH_SCHEME},
-		{{1, 2, 3, 0, 18}, BF_HASH_SCHEME},
+		{{1, 3, 3, 0, 18}, BF_HASH_SCHEME},
+		{{1, 0, 3, 0, 18}, BF_HASH_SCHEME},
+		{{1, 2, 3, 0, 18}, BF_BLOCK_SHAPE},
+		{{1, 2, 3, 0, 1000}, BF_BLOCK_SHAPE},
+		{{1, 2, 3, 0, 512}, BF_OK},
+		{{1, 2, 64, 0, 1024}, BF_OK},
 		{{1, 1, 0, 0, 18}, BF_K_RANGE},
 		{{1, 1, 65, 0, 18}, BF_K_RANGE},
 		{{1, 1, 255, 0, 18}, BF_K_RANGE},
@@ -397,10 +402,10 @@ test_hash_golden(void)
 		CHECK_U64(hash.h1, golden[g].h1);
 		CHECK_U64(hash.h2, golden[g].h2);
 
-		bf_probe_positions(hash, 958506, 7, positions);
+		bf_probe_positions(hash, 958506, 7, BLOOM_HASH_XXH3_EDH, positions);
 		for (int i = 0; i < 7; i++)
 			CHECK_U64(positions[i], golden[g].positions_958506[i]);
-		bf_probe_positions(hash, big_m, 7, positions);
+		bf_probe_positions(hash, big_m, 7, BLOOM_HASH_XXH3_EDH, positions);
 		for (int i = 0; i < 7; i++)
 			CHECK_U64(positions[i], golden[g].positions_2_40_plus_3[i]);
 	}
@@ -432,7 +437,7 @@ test_probe_sequence(void)
 			hash.h2 = 0;		/* degenerate h2: the cubic term still moves */
 		memset(bits, 0, (size_t) bloom_payload_bytes(m));
 		memset(expected, 0, (size_t) bloom_payload_bytes(m));
-		bf_probe_positions(hash, m, k, positions);
+		bf_probe_positions(hash, m, k, BLOOM_HASH_XXH3_EDH, positions);
 		for (uint64_t i = 0; i < k; i++)
 		{
 			uint64_t	g = hash.h1 + i * hash.h2 + (i * i * i - i) / 6;
@@ -484,7 +489,7 @@ test_adder(void)
 
 		memset(bits, 0, nbytes);
 		memset(expected, 0, nbytes);
-		bf_adder_init(&adder, bits, m, k);
+		bf_adder_init(&adder, bits, m, k, BLOOM_HASH_XXH3_EDH);
 		same &= !adder.pipelined;	/* these filters fit in any cache */
 		adder.pipelined = trial % 3 != 0;
 		for (int round = 0; round < 2; round++)
@@ -506,10 +511,264 @@ test_adder(void)
 	CHECK(same);
 
 	/* a filter of BF_ADDER_MIN_BYTES or more is pipelined */
-	bf_adder_init(&adder, NULL, BF_ADDER_MIN_BYTES * 8, 7);
+	bf_adder_init(&adder, NULL, BF_ADDER_MIN_BYTES * 8, 7, BLOOM_HASH_XXH3_EDH);
 	CHECK(adder.pipelined);
-	bf_adder_init(&adder, NULL, BF_ADDER_MIN_BYTES * 8 - 64, 7);
+	bf_adder_init(&adder, NULL, BF_ADDER_MIN_BYTES * 8 - 64, 7, BLOOM_HASH_XXH3_EDH);
 	CHECK(!adder.pipelined);
+}
+
+/* ---- scheme 2: blocked filters ---- */
+
+/*
+ * Positions of the golden hashes under scheme 2, computed apart from this
+ * code (Python integers): block floor(h1 * (m/512) / 2^64), then 9-bit
+ * fields of h2 and, from the eighth probe on, of fmix64(h2 + j * 0x9e37...).
+ */
+static const uint64_t golden_blocked_98959360_k6[][6] = {
+	{37112536, 37112780, 37112401, 37112416, 37112429, 37112656},
+	{89207860, 89207988, 89207996, 89207819, 89208055, 89208189},
+	{65563392, 65563556, 65563617, 65563431, 65563294, 65563240},
+	{37789318, 37789439, 37789560, 37789674, 37789666, 37789529},
+};
+static const uint64_t golden_blocked_2_33_k16[][16] = {
+	{3221456600, 3221456844, 3221456465, 3221456480, 3221456493, 3221456720, 3221456486,
+	3221456502, 3221456458, 3221456645, 3221456700, 3221456681, 3221456727, 3221456481,
+	3221456572, 3221456527},
+	{7743497268, 7743497396, 7743497404, 7743497227, 7743497463, 7743497597, 7743497381,
+	7743497595, 7743497411, 7743497407, 7743497660, 7743497458, 7743497291, 7743497436,
+	7743497416, 7743497316},
+	{5691084544, 5691084708, 5691084769, 5691084583, 5691084446, 5691084392, 5691084670,
+	5691084551, 5691084696, 5691084767, 5691084362, 5691084413, 5691084513, 5691084420,
+	5691084442, 5691084739},
+	{3280219270, 3280219391, 3280219512, 3280219626, 3280219618, 3280219481, 3280219246,
+	3280219593, 3280219272, 3280219632, 3280219219, 3280219335, 3280219233, 3280219368,
+	3280219289, 3280219427},
+};
+
+static void
+test_blocked_golden(void)
+{
+	for (size_t g = 0; g < NGOLDEN; g++)
+	{
+		bf_hash		hash = {golden[g].h1, golden[g].h2};
+		uint64_t	positions[16];
+
+		bf_probe_positions(hash, 98959360, 6, BLOOM_HASH_XXH3_BLOCKED, positions);
+		for (int i = 0; i < 6; i++)
+			CHECK_U64(positions[i], golden_blocked_98959360_k6[g][i]);
+		bf_probe_positions(hash, (uint64_t) 1 << 33, 16, BLOOM_HASH_XXH3_BLOCKED, positions);
+		for (int i = 0; i < 16; i++)
+			CHECK_U64(positions[i], golden_blocked_2_33_k16[g][i]);
+	}
+}
+
+/*
+ * bf_block_set, bf_block_test, bf_add and bf_contains agree with
+ * bf_probe_positions for random hashes and every k; all probes of a value
+ * stay in one block; the adder, pipelined or not, on an aligned or a
+ * misaligned array, sets the same bits.
+ */
+static void
+test_blocked_probes(void)
+{
+	static bf_adder adder;
+	bool		probes_ok = true;
+	bool		adder_ok = true;
+
+	for (int trial = 0; trial < 2000; trial++)
+	{
+		bf_hash		hash = {rng_next(), rng_next()};
+		uint64_t	m = BLOOM_BLOCK_BITS * (1 + rng_next() % (trial % 2 ? 3000 : 4));
+		uint32_t	k = 1 + (uint32_t) (trial % BLOOM_K_MAX);
+		uint64_t	positions[BLOOM_K_MAX];
+		size_t		nbytes = (size_t) bloom_payload_bytes(m);
+		uint8_t    *bits = xmalloc(nbytes);
+		uint8_t    *expected = xmalloc(nbytes);
+
+		memset(bits, 0, nbytes);
+		memset(expected, 0, nbytes);
+		bf_probe_positions(hash, m, k, BLOOM_HASH_XXH3_BLOCKED, positions);
+		for (uint32_t i = 0; i < k; i++)
+		{
+			probes_ok &= positions[i] < m;
+			probes_ok &= positions[i] / BLOOM_BLOCK_BITS == positions[0] / BLOOM_BLOCK_BITS;
+			naive_set_bit(expected, positions[i]);
+		}
+		probes_ok &= !bf_contains(bits, m, k, BLOOM_HASH_XXH3_BLOCKED, hash);
+		bf_add(bits, m, k, BLOOM_HASH_XXH3_BLOCKED, hash);
+		probes_ok &= memcmp(bits, expected, nbytes) == 0;
+		probes_ok &= bf_contains(bits, m, k, BLOOM_HASH_XXH3_BLOCKED, hash);
+		/* clearing any one of its bits makes the value absent */
+		{
+			uint64_t	drop = positions[rng_next() % k];
+
+			bits[drop / 8] &= (uint8_t) ~(1u << (drop % 8));
+			probes_ok &= !bf_contains(bits, m, k, BLOOM_HASH_XXH3_BLOCKED, hash);
+		}
+		free(bits);
+		free(expected);
+	}
+	CHECK(probes_ok);
+
+	for (int trial = 0; trial < 40; trial++)
+	{
+		uint64_t	m = BLOOM_BLOCK_BITS * (1 + rng_next() % (trial < 4 ? 40000 : 300));
+		uint32_t	k = 1 + (uint32_t) (rng_next() % 20);
+		int			values = (int) (rng_next() % (3 * BF_ADDER_DEPTH + 2)) + (trial < 4 ? 100000 : 0);
+		size_t		nbytes = (size_t) bloom_payload_bytes(m);
+		size_t		offset = (size_t) (trial % 4) * 16;	/* 0, 16, 32, 48 */
+		uint8_t    *chunk = xmalloc(nbytes + 64);
+		uint8_t    *bits = chunk + offset;
+		uint8_t    *expected = xmalloc(nbytes);
+
+		memset(bits, 0, nbytes);
+		memset(expected, 0, nbytes);
+		bf_adder_init(&adder, bits, m, k, BLOOM_HASH_XXH3_BLOCKED);
+		adder.pipelined = trial % 3 != 0;
+		for (int round = 0; round < 2; round++)
+		{
+			for (int v = 0; v < values; v++)
+			{
+				bf_hash		hash = {rng_next(), rng_next()};
+
+				bf_add(expected, m, k, BLOOM_HASH_XXH3_BLOCKED, hash);
+				bf_adder_add(&adder, hash);
+			}
+			bf_adder_flush(&adder);
+			adder_ok &= adder.pending == 0;
+			adder_ok &= memcmp(bits, expected, nbytes) == 0;
+		}
+		free(chunk);
+		free(expected);
+	}
+	CHECK(adder_ok);
+}
+
+/*
+ * Shapes: bf_blocked_shape meets p with the fewest blocks for its k, and
+ * bf_default_shape keeps scheme 1 below BF_BLOCKED_MIN_BYTES and where
+ * blocking would cost more than BF_BLOCKED_MAX_GROWTH.
+ */
+static void
+test_blocked_shape(void)
+{
+	const double rates[] = {0.5, 0.1, 0.01, 0.001, 1e-4, 1e-6};
+	const int64_t capacities[] = {1, 1000, 100000, 10000000};
+	uint64_t	m;
+	uint32_t	k;
+	uint8_t		scheme;
+	bool		ok = true;
+
+	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)
+		for (size_t j = 0; j < sizeof(capacities) / sizeof(capacities[0]); j++)
+		{
+			double		p = rates[i];
+			int64_t		n = capacities[j];
+			uint64_t	classic_m;
+			uint32_t	classic_k;
+
+			CHECK_STATUS(bf_blocked_shape(p, n, &m, &k), BF_OK);
+			ok &= m % BLOOM_BLOCK_BITS == 0 && m >= BLOOM_BLOCK_BITS;
+			ok &= bf_blocked_false_positive_rate(m, k, (double) n) <= p;
+			if (m > BLOOM_BLOCK_BITS)
+				ok &= bf_blocked_false_positive_rate(m - BLOOM_BLOCK_BITS, k, (double) n) > p;
+			CHECK_STATUS(bf_optimal_shape(p, n, &classic_m, &classic_k), BF_OK);
+			ok &= k <= classic_k;
+			CHECK_STATUS(bf_default_shape(p, n, &m, &k, &scheme), BF_OK);
+			if (scheme == BLOOM_HASH_XXH3_BLOCKED)
+				ok &= bloom_payload_bytes(classic_m) >= BF_BLOCKED_MIN_BYTES &&
+					m <= classic_m * 1.1 && m % BLOOM_BLOCK_BITS == 0;
+			else
+				ok &= m == classic_m && k == classic_k;
+		}
+	CHECK(ok);
+
+	/* issue 2's example stays scheme 1; bench case (c)'s filter is blocked */
+	CHECK_STATUS(bf_default_shape(0.01, 100000, &m, &k, &scheme), BF_OK);
+	CHECK(m == 958506 && k == 7 && scheme == BLOOM_HASH_XXH3_EDH);
+	CHECK_STATUS(bf_default_shape(0.01, 10000000, &m, &k, &scheme), BF_OK);
+	CHECK(m == 98959360 && k == 6 && scheme == BLOOM_HASH_XXH3_BLOCKED);
+	/* asked twice (the second answer comes from the remembered one) */
+	CHECK_STATUS(bf_default_shape(0.01, 10000000, &m, &k, &scheme), BF_OK);
+	CHECK(m == 98959360 && k == 6 && scheme == BLOOM_HASH_XXH3_BLOCKED);
+	/* 1e-4 would cost 14% more bits: scheme 1 */
+	CHECK_STATUS(bf_default_shape(1e-4, 10000000, &m, &k, &scheme), BF_OK);
+	CHECK(m == 191701168 && k == 13 && scheme == BLOOM_HASH_XXH3_EDH);
+	/* errors are bf_optimal_shape's */
+	CHECK_STATUS(bf_default_shape(0.0, 10, &m, &k, &scheme), BF_FALSE_POSITIVE_RATE_RANGE);
+	CHECK_STATUS(bf_default_shape(0.01, 0, &m, &k, &scheme), BF_CAPACITY_RANGE);
+	CHECK_STATUS(bf_default_shape(1e-30, 10, &m, &k, &scheme), BF_K_RANGE);
+	CHECK_STATUS(bf_default_shape(0.01, INT64_MAX, &m, &k, &scheme), BF_TOO_LARGE);
+	CHECK(isnan(bf_blocked_false_positive_rate(100, 3, 5.0)));
+}
+
+/*
+ * Accuracy of scheme 2 at the shapes bf_blocked_shape gives: the measured
+ * false-positive rate over 10^6 absent values against the Poisson formula
+ * (and so against p) within 5 sigma, bf_filter_false_positive_rate of the
+ * built filter against the measurement, and the blocked Swamidass-Baldi
+ * estimate within 2% from a tenth of the capacity to all of it.
+ */
+static void
+test_blocked_accuracy(void)
+{
+	const double rates[] = {0.01, 0.001};
+	const int64_t probes = 1000000;
+
+	for (size_t r = 0; r < sizeof(rates) / sizeof(rates[0]); r++)
+	{
+		const int64_t n = 100000;
+		uint64_t	m;
+		uint32_t	k;
+		size_t		nbytes;
+		uint8_t    *bits;
+		int64_t		false_negatives = 0,
+					false_positives = 0;
+		double		expected,
+					sigma,
+					measured,
+					from_bits;
+		int64_t		added = 0;
+		bool		estimates_ok = true;
+
+		CHECK_STATUS(bf_blocked_shape(rates[r], n, &m, &k), BF_OK);
+		nbytes = (size_t) bloom_payload_bytes(m);
+		bits = xmalloc(nbytes);
+		memset(bits, 0, nbytes);
+		for (int64_t target = n / 10; target <= 2 * n; target += n / 10)
+		{
+			double		estimate;
+
+			for (; added < target; added++)
+				bf_add(bits, m, k, BLOOM_HASH_XXH3_BLOCKED, hash_int64(added));
+			estimate = bf_estimate_cardinality(m, k, BLOOM_HASH_XXH3_BLOCKED,
+											   bf_popcount(bits, nbytes));
+			estimates_ok &= fabs(estimate / (double) target - 1.0) < 0.02;
+			if (target == n || target == 2 * n)
+				printf("blocked p = %g, m = %llu, k = %u: %lld values estimated at %.1f\n",
+					   rates[r], (unsigned long long) m, k, (long long) target, estimate);
+			if (target == n)
+				break;
+		}
+		CHECK(estimates_ok);
+
+		for (int64_t key = 0; key < n; key++)
+			false_negatives += !bf_contains(bits, m, k, BLOOM_HASH_XXH3_BLOCKED, hash_int64(key));
+		for (int64_t key = n; key < n + probes; key++)
+			false_positives += bf_contains(bits, m, k, BLOOM_HASH_XXH3_BLOCKED, hash_int64(key));
+		expected = bf_blocked_false_positive_rate(m, k, (double) n);
+		sigma = sqrt(expected * (1.0 - expected) / probes);
+		measured = (double) false_positives / probes;
+		from_bits = bf_filter_false_positive_rate(bits, m, k, BLOOM_HASH_XXH3_BLOCKED,
+												  bf_popcount(bits, nbytes));
+		printf("blocked false-positive rate, p = %g: measured %.6f, expected %.6f, from the bits %.6f, sigma %.6f, %+.2f sigma\n",
+			   rates[r], measured, expected, from_bits, sigma, (measured - expected) / sigma);
+		CHECK(false_negatives == 0);
+		CHECK(expected <= rates[r]);
+		CHECK(fabs(measured - expected) < 5 * sigma);
+		CHECK(fabs(from_bits - measured) < 5 * sigma);
+		free(bits);
+	}
 }
 
 /* ---- whole-array operations ---- */
@@ -629,14 +888,14 @@ close_to(double actual, double expected, double relative)
 static void
 test_estimates(void)
 {
-	CHECK(bf_estimate_cardinality(958506, 7, 0) == 0.0);
-	CHECK(isinf(bf_estimate_cardinality(958506, 7, 958506)) &&
-		  bf_estimate_cardinality(958506, 7, 958506) > 0);
+	CHECK(bf_estimate_cardinality(958506, 7, BLOOM_HASH_XXH3_EDH, 0) == 0.0);
+	CHECK(isinf(bf_estimate_cardinality(958506, 7, BLOOM_HASH_XXH3_EDH, 958506)) &&
+		  bf_estimate_cardinality(958506, 7, BLOOM_HASH_XXH3_EDH, 958506) > 0);
 	/* half full: n* = (m/k) ln 2 */
-	CHECK(close_to(bf_estimate_cardinality(958506, 7, 479253), 94912.24734997013, 1e-13));
+	CHECK(close_to(bf_estimate_cardinality(958506, 7, BLOOM_HASH_XXH3_EDH, 479253), 94912.24734997013, 1e-13));
 	/* one bit of a billion: log1p keeps the digits that log(1 - X/m) loses */
-	CHECK(close_to(bf_estimate_cardinality(1000000000, 1, 1), 1.0000000005, 1e-14));
-	CHECK(close_to(bf_estimate_cardinality(64, 2, 1), -32.0 * log1p(-1.0 / 64), 1e-15));
+	CHECK(close_to(bf_estimate_cardinality(1000000000, 1, BLOOM_HASH_XXH3_EDH, 1), 1.0000000005, 1e-14));
+	CHECK(close_to(bf_estimate_cardinality(64, 2, BLOOM_HASH_XXH3_EDH, 1), -32.0 * log1p(-1.0 / 64), 1e-15));
 
 	CHECK(bf_current_false_positive_rate(958506, 7, 0) == 0.0);
 	CHECK(bf_current_false_positive_rate(958506, 7, 479253) == 0.0078125);
@@ -776,9 +1035,9 @@ test_cardinality_estimate(void)
 	for (int64_t key = 60000; key < 120000; key++)
 		bf_add_hash(b, m, k, hash_int64(key));
 
-	estimate_a = bf_estimate_cardinality(m, k, bf_popcount(a, nbytes));
-	estimate_b = bf_estimate_cardinality(m, k, bf_popcount(b, nbytes));
-	estimate_union = bf_estimate_cardinality(m, k, bf_popcount_or(a, b, nbytes));
+	estimate_a = bf_estimate_cardinality(m, k, BLOOM_HASH_XXH3_EDH, bf_popcount(a, nbytes));
+	estimate_b = bf_estimate_cardinality(m, k, BLOOM_HASH_XXH3_EDH, bf_popcount(b, nbytes));
+	estimate_union = bf_estimate_cardinality(m, k, BLOOM_HASH_XXH3_EDH, bf_popcount_or(a, b, nbytes));
 	estimate_intersection = estimate_a + estimate_b - estimate_union;
 	printf("cardinality estimates: |A| = 95000 ~ %.1f, |B| = 60000 ~ %.1f, |A u B| = 120000 ~ %.1f, |A n B| = 35000 ~ %.1f\n",
 		   estimate_a, estimate_b, estimate_union, estimate_intersection);
@@ -793,7 +1052,7 @@ test_cardinality_estimate(void)
 
 	/* OR of the two is the filter of the union */
 	bf_or_into(a, b, nbytes);
-	CHECK(bf_estimate_cardinality(m, k, bf_popcount(a, nbytes)) == estimate_union);
+	CHECK(bf_estimate_cardinality(m, k, BLOOM_HASH_XXH3_EDH, bf_popcount(a, nbytes)) == estimate_union);
 	free(a);
 	free(b);
 }
@@ -1181,7 +1440,8 @@ test_text_form(void)
 			{"bloom:v99999999999999999999999999:h1:m18:k3:AAAAAAAAAAA=", BF_FORMAT_VERSION},
 			{"bloom:v2:a later format may look different", BF_FORMAT_VERSION},
 			{"bloom:v1:h0:m18:k3:AAAAAAAAAAA=", BF_HASH_SCHEME},
-			{"bloom:v1:h2:m18:k3:AAAAAAAAAAA=", BF_HASH_SCHEME},
+			{"bloom:v1:h3:m18:k3:AAAAAAAAAAA=", BF_HASH_SCHEME},
+			{"bloom:v1:h2:m18:k3:AAAAAAAAAAA=", BF_BLOCK_SHAPE},
 			{"bloom:v1:h257:m18:k3:AAAAAAAAAAA=", BF_HASH_SCHEME},
 			{"bloom:v1:h18446744073709551617:m18:k3:AAAAAAAAAAA=", BF_HASH_SCHEME},
 			{"bloom:v1:h1:m18:k0:AAAAAAAAAAA=", BF_K_RANGE},
@@ -1317,7 +1577,8 @@ test_binary_form(void)
 			{0, 2, BF_FORMAT_VERSION},
 			{0, 0xff, BF_FORMAT_VERSION},
 			{1, 0, BF_HASH_SCHEME},
-			{1, 2, BF_HASH_SCHEME},
+			{1, 3, BF_HASH_SCHEME},
+			{1, 2, BF_BLOCK_SHAPE},	/* m = 18 */
 			{2, 0, BF_K_RANGE},
 			{2, 65, BF_K_RANGE},
 			{2, 0xff, BF_K_RANGE},
@@ -1691,6 +1952,9 @@ main(void)
 	test_hash_golden();
 	test_probe_sequence();
 	test_adder();
+	test_blocked_golden();
+	test_blocked_probes();
+	test_blocked_shape();
 	test_array_operations();
 	test_estimates();
 	test_expected_false_positive_rate();
@@ -1699,6 +1963,7 @@ main(void)
 	test_binary_form();
 	test_false_positive_rate();
 	test_cardinality_estimate();
+	test_blocked_accuracy();
 	test_auto_shape();
 	test_fold();
 	test_hashset();

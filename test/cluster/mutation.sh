@@ -59,7 +59,10 @@ INSERT INTO seed VALUES
 	('m100-k1', filled(bloom_empty_mk(100, 1), 20)),
 	('m1000-k64', filled(bloom_empty_mk(1000, 64), 10)),
 	('m1-k1', filled(bloom_empty_mk(1, 1), 1)),
-	('text-p0.01-n200', (SELECT bloom_agg('word ' || i, 0.01, 200) FROM generate_series(1, 150) AS i));
+	('text-p0.01-n200', (SELECT bloom_agg('word ' || i, 0.01, 200) FROM generate_series(1, 150) AS i)),
+	-- hash scheme 2 (blocked), which only filters of 2 MiB and more get from
+	-- bloom_empty: the bits of a scheme 1 filter relabelled, then filled
+	('blocked-m1024-k6', filled(replace(filled(bloom_empty_mk(1024, 6), 20)::text, ':h1:', ':h2:')::bloom, 20));
 -- m = 65 with bit 64, the only bit of its second word, set
 INSERT INTO seed
 SELECT 'm65-k2', bloom_add(filled(bloom_empty_mk(65, 2), 5), i)
@@ -68,7 +71,7 @@ WHERE get_byte(bloom_send(bloom_add(bloom_empty_mk(65, 2), i)), 12 + 8) <> 0
 ORDER BY i LIMIT 1;
 EOF
 "${PSQL[@]}" -c "COPY (SELECT name, f::text, encode(bloom_send(f), 'hex') FROM seed ORDER BY name) TO STDOUT" >"$work/seeds"
-check "seeds" 11 "$(wc -l <"$work/seeds")"
+check "seeds" 12 "$(wc -l <"$work/seeds")"
 
 "$build/test/mutate" "$work/seeds" "$work/text" "$work/binary" "$work/binary.list"
 # The server reads the files (as user postgres when we are root).

@@ -60,10 +60,12 @@ count_bits(const uint8_t *bits, size_t nbytes)
 
 /* The estimates of a valid filter with X bits set. */
 static void
-check_estimates(uint64_t m, uint32_t k, uint64_t X)
+check_estimates(const BloomHeader *header, const uint8_t *bits, uint64_t X)
 {
-	double		n = bf_estimate_cardinality(m, k, X);
-	double		p = bf_current_false_positive_rate(m, k, X);
+	uint64_t	m = header->m;
+	uint32_t	k = header->k;
+	double		n = bf_estimate_cardinality(m, k, header->hash_scheme, X);
+	double		p = bf_filter_false_positive_rate(bits, m, k, header->hash_scheme, X);
 
 	FUZZ_ASSERT(X <= m);
 	FUZZ_ASSERT(!isnan(n) && n >= 0.0);
@@ -101,6 +103,25 @@ check_sizing(uint64_t p_bits, uint64_t n_bits)
 					status == BF_TOO_LARGE);
 	if (status == BF_OK)
 		FUZZ_ASSERT(bf_check_shape((int64_t) m, (int64_t) k) == BF_OK);
+
+	/* the shape of a new filter: the same verdict; blocked only where allowed */
+	{
+		uint64_t	default_m;
+		uint32_t	default_k;
+		uint8_t		scheme;
+
+		FUZZ_ASSERT(bf_default_shape(p, n, &default_m, &default_k, &scheme) == status);
+		if (status == BF_OK && scheme == BLOOM_HASH_XXH3_BLOCKED)
+		{
+			FUZZ_ASSERT(bloom_payload_bytes(m) >= BF_BLOCKED_MIN_BYTES);
+			FUZZ_ASSERT(default_m % BLOOM_BLOCK_BITS == 0 && default_m <= BLOOM_M_MAX);
+			FUZZ_ASSERT((double) default_m <= (1.0 + BF_BLOCKED_MAX_GROWTH) * (double) m);
+			FUZZ_ASSERT(default_k >= 1 && default_k <= k);
+			FUZZ_ASSERT(bf_blocked_false_positive_rate(default_m, default_k, (double) n) <= p);
+		}
+		else if (status == BF_OK)
+			FUZZ_ASSERT(scheme == BLOOM_HASH_XXH3_EDH && default_m == m && default_k == k);
+	}
 }
 
 /* One valid filter: popcount, estimates, and adding and probing a hash. */
@@ -118,21 +139,21 @@ check_filter(const BloomHeader *header, const uint8_t *bits, bf_hash hash)
 
 	FUZZ_ASSERT(fuzz_padding_is_zero(m, bits, nbytes));
 	FUZZ_ASSERT(X == count_bits(bits, nbytes));
-	check_estimates(m, k, X);
+	check_estimates(header, bits, X);
 
-	bf_probe_positions(hash, m, k, positions);
+	bf_probe_positions(hash, m, k, header->hash_scheme, positions);
 	for (uint32_t i = 0; i < k; i++)
 	{
 		FUZZ_ASSERT(positions[i] < m);
 		all_set = all_set && test_bit(bits, positions[i]);
 	}
-	FUZZ_ASSERT(bf_contains_hash(bits, m, k, hash) == all_set);
+	FUZZ_ASSERT(bf_contains(bits, m, k, header->hash_scheme, hash) == all_set);
 
 	added = fuzz_copy(bits, nbytes);
-	bf_add_hash(added, m, k, hash);
+	bf_add(added, m, k, header->hash_scheme, hash);
 	FUZZ_ASSERT(bf_check_bits(header, added, nbytes) == BF_OK);
 	FUZZ_ASSERT(fuzz_padding_is_zero(m, added, nbytes));
-	FUZZ_ASSERT(bf_contains_hash(added, m, k, hash));
+	FUZZ_ASSERT(bf_contains(added, m, k, header->hash_scheme, hash));
 	for (uint32_t i = 0; i < k; i++)
 		FUZZ_ASSERT(test_bit(added, positions[i]));
 	FUZZ_ASSERT(is_subset(bits, added, nbytes));
@@ -141,7 +162,7 @@ check_filter(const BloomHeader *header, const uint8_t *bits, bf_hash hash)
 	/* adding changes nothing exactly when the value was (maybe) present */
 	FUZZ_ASSERT((X_added == X) == all_set);
 	FUZZ_ASSERT(bf_popcount_or(bits, added, nbytes) == X_added);
-	check_estimates(m, k, X_added);
+	check_estimates(header, added, X_added);
 	free(added);
 }
 
@@ -194,14 +215,14 @@ check_pair(const BloomHeader *header, const uint8_t *a, const uint8_t *b,
 	bf_or_into(self, union_bits, nbytes);
 	FUZZ_ASSERT(memcmp(self, union_bits, nbytes) == 0);
 
-	check_estimates(m, k, X_or);
-	check_estimates(m, k, X_and);
+	check_estimates(header, union_bits, X_or);
+	check_estimates(header, intersection, X_and);
 
-	in_a = bf_contains_hash(a, m, k, hash);
-	in_b = bf_contains_hash(b, m, k, hash);
-	FUZZ_ASSERT(bf_contains_hash(intersection, m, k, hash) == (in_a && in_b));
+	in_a = bf_contains(a, m, k, header->hash_scheme, hash);
+	in_b = bf_contains(b, m, k, header->hash_scheme, hash);
+	FUZZ_ASSERT(bf_contains(intersection, m, k, header->hash_scheme, hash) == (in_a && in_b));
 	if (in_a || in_b)
-		FUZZ_ASSERT(bf_contains_hash(union_bits, m, k, hash));
+		FUZZ_ASSERT(bf_contains(union_bits, m, k, header->hash_scheme, hash));
 
 	free(self);
 	free(intersection);

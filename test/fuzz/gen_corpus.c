@@ -79,21 +79,27 @@ payload_bytes(const filter *f)
 
 /* A filter of shape (m, k) with the int8 values first .. first + count - 1. */
 static filter
-make_filter(uint64_t m, uint8_t k, int64_t first, int count)
+make_filter_scheme(uint64_t m, uint8_t k, uint8_t scheme, int64_t first, int count)
 {
 	filter		f;
 
 	memset(&f, 0, sizeof(f));
 	f.header.format_version = BLOOM_FORMAT_VERSION;
-	f.header.hash_scheme = BLOOM_HASH_XXH3_EDH;
+	f.header.hash_scheme = scheme;
 	f.header.k = k;
 	f.header.flags = 0;
 	f.header.m = m;
 	if (payload_bytes(&f) > sizeof(f.bits))
 		abort();
 	for (int i = 0; i < count; i++)
-		bf_add_hash(f.bits, m, k, hash_int64(first + i));
+		bf_add(f.bits, m, k, scheme, hash_int64(first + i));
 	return f;
+}
+
+static filter
+make_filter(uint64_t m, uint8_t k, int64_t first, int count)
+{
+	return make_filter_scheme(m, k, BLOOM_HASH_XXH3_EDH, first, count);
 }
 
 /* Every one of the m bits set. */
@@ -224,6 +230,10 @@ text_corpus(void)
 	}
 	f = make_saturated(65, 7);
 	write_text("m65-k7-saturated", &f);
+	f = make_filter_scheme(512, 6, BLOOM_HASH_XXH3_BLOCKED, 1, 20);
+	write_text("blocked-m512-k6-20values", &f);
+	f = make_filter_scheme(1536, 16, BLOOM_HASH_XXH3_BLOCKED, 1, 30);
+	write_text("blocked-m1536-k16-30values", &f);
 
 	/* near-valid: each breaks one rule of a valid m18 k7 filter */
 	f = make_filter(18, 7, 1, 3);
@@ -249,8 +259,11 @@ text_corpus(void)
 	f.header.format_version = 2;
 	write_text("bad-version2", &f);
 	f = make_filter(18, 7, 0, 0);
-	f.header.hash_scheme = 2;
-	write_text("bad-scheme2", &f);
+	f.header.hash_scheme = 3;
+	write_text("bad-scheme3", &f);
+	f = make_filter(1000, 7, 0, 0);
+	f.header.hash_scheme = BLOOM_HASH_XXH3_BLOCKED;
+	write_text("bad-blocked-m1000", &f);
 	f = make_filter(64, 7, 0, 0);
 	f.header.m = 0;
 	write_text("bad-m0", &f);
@@ -293,6 +306,11 @@ binary_corpus(void)
 	}
 	f = make_saturated(63, 64);
 	write_binary("m63-k64-saturated", &f);
+	f = make_filter_scheme(1024, 9, BLOOM_HASH_XXH3_BLOCKED, 1, 40);
+	write_binary("blocked-m1024-k9-40values", &f);
+	f = make_filter(1000, 7, 0, 0);
+	f.header.hash_scheme = BLOOM_HASH_XXH3_BLOCKED;
+	write_binary("bad-blocked-m1000", &f);
 
 	/* near-valid: each breaks one rule of a valid m65 k7 filter */
 	f = make_filter(65, 7, 1, 2);
@@ -365,6 +383,13 @@ setops_corpus(void)
 	b = make_filter(1000, 7, 0, 0);
 	write_setops_pair("m1000-k7-empty", 7, 7, &a, &b);
 
+	a = make_filter_scheme(1024, 6, BLOOM_HASH_XXH3_BLOCKED, 1, 40);
+	b = make_filter_scheme(1024, 6, BLOOM_HASH_XXH3_BLOCKED, 30, 40);
+	write_setops_pair("blocked-m1024-k6-overlapping", 11, 0x0123456789abcdef, &a, &b);
+	a = make_filter_scheme(512, 20, BLOOM_HASH_XXH3_BLOCKED, 1, 10);
+	b = make_filter(512, 20, 1, 10);
+	write_setops_pair("mismatch-scheme", 5, 6, &a, &b);
+
 	/* shapes that differ: each filter alone */
 	a = make_filter(64, 7, 1, 5);
 	b = make_filter(65, 7, 1, 5);
@@ -379,6 +404,8 @@ setops_corpus(void)
 	write_setops_pair("sizing-p0.01-n100000", double_bits(0.01), 100000, &a, &b);
 	write_setops_pair("sizing-p1e-20-n10", double_bits(1e-20), 10, &a, &b);
 	write_setops_pair("sizing-p0.5-n1e10", double_bits(0.5), 10000000000, &a, &b);
+	write_setops_pair("sizing-p0.01-n1e7-blocked", double_bits(0.01), 10000000, &a, &b);
+	write_setops_pair("sizing-p1e-4-n1e7-classic", double_bits(1e-4), 10000000, &a, &b);
 
 	/* a valid, b one byte short */
 	a = make_filter(18, 7, 1, 3);
