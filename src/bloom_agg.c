@@ -178,7 +178,10 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 			state->encoder = bloom_call_encoder(fcinfo, 1);
 		if (state->adder != NULL)
 		{
-			bloom_encoder_add(state->encoder, PG_GETARG_DATUM(1), state->adder);
+			if (bloom_encoder_hash_integer(state->encoder, PG_GETARG_DATUM(1), &hash))
+				bf_adder_add(state->adder, hash);
+			else
+				bloom_encoder_add(state->encoder, PG_GETARG_DATUM(1), state->adder);
 			PG_RETURN_POINTER(state);
 		}
 		hash = bloom_encoder_hash(state->encoder, PG_GETARG_DATUM(1));

@@ -51,31 +51,6 @@
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
-typedef enum BloomEncoding
-{
-	BLOOM_ENCODE_INT2,
-	BLOOM_ENCODE_INT4,
-	BLOOM_ENCODE_INT8,
-	BLOOM_ENCODE_NUMERIC,
-	BLOOM_ENCODE_FLOAT4,
-	BLOOM_ENCODE_FLOAT8,
-	BLOOM_ENCODE_VARLENA_BYTES, /* text, varchar, bytea: the payload */
-	BLOOM_ENCODE_BPCHAR,
-	BLOOM_ENCODE_NAME,
-	BLOOM_ENCODE_UUID,
-	BLOOM_ENCODE_DATE,
-	BLOOM_ENCODE_TIMESTAMP,		/* timestamp and timestamptz */
-	BLOOM_ENCODE_BOOL,
-	BLOOM_ENCODE_SEND			/* the type's binary send function */
-} BloomEncoding;
-
-struct BloomEncoder
-{
-	BloomEncoding encoding;
-	Oid			typid;			/* as given, for messages */
-	FmgrInfo	send_function;	/* BLOOM_ENCODE_SEND only */
-};
-
 /* The canonical NaN: every NaN payload hashes as this one. */
 #define BLOOM_CANONICAL_NAN_BITS UINT64CONST(0x7ff8000000000000)
 
@@ -154,25 +129,6 @@ bloom_encoder_create(Oid typid, MemoryContext mcxt)
 			break;
 	}
 	return encoder;
-}
-
-/*
- * The 8 bytes of value, little-endian whatever the host's byte order, hashed.
- * One 8-byte store (not eight 1-byte ones): XXH3 reads the bytes back as one
- * word at once, and a load that spans several smaller stores cannot be
- * forwarded from the store buffer, which stalled every row of a scan.
- */
-static inline bf_hash
-bloom_hash_uint64(uint64 value)
-{
-	uint64		little_endian;
-
-#ifdef WORDS_BIGENDIAN
-	little_endian = pg_bswap64(value);
-#else
-	little_endian = value;
-#endif
-	return bf_hash_bytes(&little_endian, sizeof(little_endian));
 }
 
 static inline bf_hash

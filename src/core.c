@@ -421,11 +421,6 @@ check_interrupts(void)
 #endif
 
 /* The kernels are inlined into each variant, so each gets its own code. */
-#ifdef __GNUC__
-#define BF_ALWAYS_INLINE inline __attribute__((always_inline))
-#else
-#define BF_ALWAYS_INLINE inline
-#endif
 
 static BF_ALWAYS_INLINE uint64_t
 popcount_words(const uint8_t *a, size_t nwords)

@@ -52,6 +52,13 @@ extern const char *bf_status_message(bf_status status);
 #define BF_INTERRUPT_STRIDE ((size_t) 1 << 20)
 extern void (*bf_interrupt_hook) (void);
 
+/* Inlined even where the compiler would not (hot paths). */
+#ifdef __GNUC__
+#define BF_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define BF_ALWAYS_INLINE inline
+#endif
+
 /* ---- shapes ---- */
 
 /*
@@ -249,7 +256,7 @@ bf_block_get_word(const uint8_t *word)
 }
 
 /* Set the value's k bits in its block (block points at its first byte). */
-static inline void
+static BF_ALWAYS_INLINE void
 bf_block_set(uint8_t *block, uint32_t k, uint64_t h2)
 {
 	uint64_t	w = h2;
@@ -260,11 +267,30 @@ bf_block_set(uint8_t *block, uint32_t k, uint64_t h2)
 		uint32_t	n = left < BF_BLOCK_FIELDS ? left : BF_BLOCK_FIELDS;
 
 		left -= n;
-		do
+		/* unrolled: the fields of one word, n of them (1..7) */
+		switch (n)
 		{
-			BF_BLOCK_SET_BIT(block, w);
-			w >>= 9;
-		} while (--n != 0);
+			case 7:
+				BF_BLOCK_SET_BIT(block, w >> 54);
+				/* FALLTHROUGH */
+			case 6:
+				BF_BLOCK_SET_BIT(block, w >> 45);
+				/* FALLTHROUGH */
+			case 5:
+				BF_BLOCK_SET_BIT(block, w >> 36);
+				/* FALLTHROUGH */
+			case 4:
+				BF_BLOCK_SET_BIT(block, w >> 27);
+				/* FALLTHROUGH */
+			case 3:
+				BF_BLOCK_SET_BIT(block, w >> 18);
+				/* FALLTHROUGH */
+			case 2:
+				BF_BLOCK_SET_BIT(block, w >> 9);
+				/* FALLTHROUGH */
+			default:
+				BF_BLOCK_SET_BIT(block, w);
+		}
 		if (left == 0)
 			return;
 		w = bf_block_word(h2, j);
