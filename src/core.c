@@ -359,6 +359,7 @@ bf_adder_init(bf_adder *adder, uint8_t *bits, uint64_t m, uint32_t k, uint8_t sc
 	adder->m = m;
 	adder->k = k;
 	adder->scheme = scheme;
+	adder->misaligned = ((uintptr_t) bits & (BF_BLOCK_BYTES - 1)) != 0;
 	adder->pending = 0;
 	adder->next = 0;
 	adder->pipelined = bloom_payload_bytes(m) >= BF_ADDER_MIN_BYTES;

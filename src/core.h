@@ -362,6 +362,7 @@ typedef struct bf_adder
 	uint32_t	next;			/* slot of the next value */
 	uint8_t		scheme;
 	bool		pipelined;
+	bool		misaligned;		/* scheme 2 blocks straddle two cache lines */
 	/* scheme 1: the k positions; scheme 2: block offset and h2 */
 	uint64_t	positions[BF_ADDER_DEPTH][BLOOM_K_MAX];
 } bf_adder;
@@ -408,9 +409,9 @@ bf_adder_add(bf_adder *adder, bf_hash hash)
 		positions[0] = bf_block_offset(x, adder->m);
 		positions[1] = y;
 #ifdef __GNUC__
-		/* both ends, in case the block straddles two lines */
 		__builtin_prefetch(adder->bits + positions[0], 1, 3);
-		__builtin_prefetch(adder->bits + positions[0] + BF_BLOCK_BYTES - 1, 1, 3);
+		if (adder->misaligned)
+			__builtin_prefetch(adder->bits + positions[0] + BF_BLOCK_BYTES - 1, 1, 3);
 #endif
 		return;
 	}
