@@ -7,12 +7,12 @@
 # of cases.sql (measure.sql) and prints medians and ratios (report.sql).
 # Everything printed is also written to bench/results/latest.txt.
 #
-# Environment: BENCH_ROUNDS (timed rounds per query, default 5); BLOOM_INST,
+# Environment: BENCH_ROUNDS (timed rounds per query, default 7); BLOOM_INST,
 # the install tree (scripts/run.sh sets it), for the callgrind count.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-rounds=${BENCH_ROUNDS:-5}
+rounds=${BENCH_ROUNDS:-7}
 bindir=$("${PG_CONFIG:-pg_config}" --bindir)
 psql=("$bindir/psql" -X -q -v ON_ERROR_STOP=1 -P pager=off -v rounds="$rounds")
 mkdir -p "$here/results"
