@@ -83,6 +83,85 @@ bloom_view_filter(const BloomFilter *filter, BloomView *view)
 	view->nbytes = bloom_payload_bytes(filter->m);
 }
 
+static bool
+bloom_cache_matches(const BloomArgCache *entry, const struct varatt_external *toast_pointer)
+{
+	return entry->valid &&
+		memcmp(entry->toast_pointer, toast_pointer, sizeof(entry->toast_pointer)) == 0;
+}
+
+/* The spare slot holding the filter of this toast pointer, or -1. */
+static int
+bloom_cache_find_spare(const BloomCallCache *cache, const struct varatt_external *toast_pointer)
+{
+	for (int i = 0; i < BLOOM_CACHE_SPARES; i++)
+		if (bloom_cache_matches(&cache->spares[i], toast_pointer))
+			return i;
+	return -1;
+}
+
+static void
+bloom_cache_drop(BloomCallCache *cache, int spare)
+{
+	BloomArgCache *slot = &cache->spares[spare];
+
+	if (slot->valid)
+	{
+		cache->spare_bytes -= VARSIZE(slot->value);
+		pfree(slot->value);
+	}
+	slot->valid = false;
+	slot->value = NULL;
+}
+
+/* Drop spares, round robin, until they fit BLOOM_CACHE_SPARE_BYTES; keep one. */
+static void
+bloom_cache_trim(BloomCallCache *cache, int keep)
+{
+	for (int i = 0; i < BLOOM_CACHE_SPARES && cache->spare_bytes > BLOOM_CACHE_SPARE_BYTES; i++)
+	{
+		int			victim = (cache->next_victim + i) % BLOOM_CACHE_SPARES;
+
+		if (victim != keep)
+			bloom_cache_drop(cache, victim);
+	}
+	if (cache->spare_bytes > BLOOM_CACHE_SPARE_BYTES)
+		bloom_cache_drop(cache, keep);
+}
+
+/*
+ * Move an argument's current filter (if any) aside before it is replaced,
+ * into a free spare slot or the next one round robin; the entry is left
+ * empty.  A filter larger than the whole spare budget is freed instead.
+ */
+static void
+bloom_cache_put_aside(BloomCallCache *cache, BloomArgCache *entry)
+{
+	int			slot = -1;
+
+	if (!entry->valid)
+	{
+		if (entry->value != NULL)
+			pfree(entry->value);
+		entry->value = NULL;
+		return;
+	}
+	for (int i = 0; i < BLOOM_CACHE_SPARES && slot < 0; i++)
+		if (!cache->spares[i].valid)
+			slot = i;
+	if (slot < 0)
+	{
+		slot = cache->next_victim;
+		cache->next_victim = (cache->next_victim + 1) % BLOOM_CACHE_SPARES;
+		bloom_cache_drop(cache, slot);
+	}
+	cache->spares[slot] = *entry;
+	cache->spare_bytes += VARSIZE(entry->value);
+	entry->valid = false;
+	entry->value = NULL;
+	bloom_cache_trim(cache, -1);
+}
+
 void
 bloom_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view)
 {
@@ -90,7 +169,8 @@ bloom_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view)
 
 	if (VARATT_IS_EXTERNAL_ONDISK(value) && argno < lengthof(((BloomCallCache *) NULL)->args))
 	{
-		BloomArgCache *entry = &bloom_call_cache(fcinfo)->args[argno];
+		BloomCallCache *cache = bloom_call_cache(fcinfo);
+		BloomArgCache *entry = &cache->args[argno];
 		struct varatt_external toast_pointer;
 		MemoryContext old_context;
 
@@ -104,18 +184,34 @@ bloom_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view)
 		 * query that holds a snapshot of it, so equal pointers mean equal
 		 * values.
 		 */
-		if (!entry->valid ||
-			memcmp(entry->toast_pointer, &toast_pointer, sizeof(toast_pointer)) != 0)
+		if (!bloom_cache_matches(entry, &toast_pointer))
 		{
-			entry->valid = false;
-			if (entry->value != NULL)
-				pfree(entry->value);
-			old_context = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
-			entry->value = pg_detoast_datum(value);
-			MemoryContextSwitchTo(old_context);
-			bloom_view_datum(PointerGetDatum(entry->value), &entry->view);
-			memcpy(entry->toast_pointer, &toast_pointer, sizeof(toast_pointer));
-			entry->valid = true;
+			int			spare = bloom_cache_find_spare(cache, &toast_pointer);
+
+			if (spare >= 0)
+			{
+				/* seen before: it becomes current, the current one goes aside */
+				BloomArgCache found = cache->spares[spare];
+
+				cache->spare_bytes -= VARSIZE(found.value);
+				cache->spares[spare] = *entry;
+				if (entry->valid)
+					cache->spare_bytes += VARSIZE(entry->value);
+				else
+					cache->spares[spare].value = NULL;
+				*entry = found;
+				bloom_cache_trim(cache, spare);
+			}
+			else
+			{
+				bloom_cache_put_aside(cache, entry);
+				old_context = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+				entry->value = pg_detoast_datum(value);
+				MemoryContextSwitchTo(old_context);
+				bloom_view_datum(PointerGetDatum(entry->value), &entry->view);
+				memcpy(entry->toast_pointer, &toast_pointer, sizeof(toast_pointer));
+				entry->valid = true;
+			}
 		}
 		*view = entry->view;
 		return;

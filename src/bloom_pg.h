@@ -207,9 +207,21 @@ typedef struct BloomArgCache
 	BloomView	view;
 } BloomArgCache;
 
+/*
+ * Filters a call site saw before its current ones, kept aside so that rows
+ * alternating between a few stored filters (a join to a table of filters)
+ * do not detoast one on every row: at most this many, of at most this many
+ * bytes together.
+ */
+#define BLOOM_CACHE_SPARES 8
+#define BLOOM_CACHE_SPARE_BYTES ((Size) 64 << 20)
+
 typedef struct BloomCallCache
 {
 	BloomArgCache args[2];		/* filter arguments 0 and 1 */
+	BloomArgCache spares[BLOOM_CACHE_SPARES];	/* earlier ones of either */
+	Size		spare_bytes;
+	int			next_victim;	/* round robin over spares */
 	BloomEncoder *encoder;
 	int			encoder_argno;
 	Oid			encoder_typid;
