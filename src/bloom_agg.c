@@ -176,17 +176,13 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 
 		if (state->encoder == NULL)
 			state->encoder = bloom_call_encoder(fcinfo, 1);
+		if (!bloom_encoder_hash_integer(state->encoder, PG_GETARG_DATUM(1), &hash))
+			hash = bloom_encoder_hash(state->encoder, PG_GETARG_DATUM(1));
 		if (state->adder != NULL)
-		{
-			if (bloom_encoder_hash_integer(state->encoder, PG_GETARG_DATUM(1), &hash))
-				bf_adder_add(state->adder, hash);
-			else
-				bloom_encoder_add(state->encoder, PG_GETARG_DATUM(1), state->adder);
-			PG_RETURN_POINTER(state);
-		}
-		hash = bloom_encoder_hash(state->encoder, PG_GETARG_DATUM(1));
-		bf_add(state->filter->bits, state->filter->m, state->filter->k,
-			   state->filter->hash_scheme, hash);
+			bf_adder_add(state->adder, hash);
+		else
+			bf_add(state->filter->bits, state->filter->m, state->filter->k,
+				   state->filter->hash_scheme, hash);
 	}
 	PG_RETURN_POINTER(state);
 }

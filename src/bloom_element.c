@@ -132,12 +132,6 @@ bloom_encoder_create(Oid typid, MemoryContext mcxt)
 }
 
 static inline bf_hash
-bloom_hash_int64(int64 value)
-{
-	return bloom_hash_uint64((uint64) value);
-}
-
-static inline bf_hash
 bloom_hash_float8(float8 value)
 {
 	uint64		bits;
@@ -242,14 +236,16 @@ bloom_hash_send(BloomEncoder *encoder, Datum value)
 static pg_attribute_always_inline bf_hash
 bloom_encode_and_hash(BloomEncoder *encoder, Datum value)
 {
+	bf_hash		hash;
+
+	if (bloom_encoder_hash_integer(encoder, value, &hash))
+		return hash;
 	switch (encoder->encoding)
 	{
 		case BLOOM_ENCODE_INT2:
-			return bloom_hash_int64(DatumGetInt16(value));
 		case BLOOM_ENCODE_INT4:
-			return bloom_hash_int64(DatumGetInt32(value));
 		case BLOOM_ENCODE_INT8:
-			return bloom_hash_int64(DatumGetInt64(value));
+			break;				/* hashed above */
 		case BLOOM_ENCODE_NUMERIC:
 			return bloom_hash_numeric(value);
 		case BLOOM_ENCODE_FLOAT4:
@@ -298,12 +294,6 @@ bf_hash
 bloom_encoder_hash(BloomEncoder *encoder, Datum value)
 {
 	return bloom_encode_and_hash(encoder, value);
-}
-
-void
-bloom_encoder_add(BloomEncoder *encoder, Datum value, bf_adder *adder)
-{
-	bf_adder_add(adder, bloom_encode_and_hash(encoder, value));
 }
 
 /*
@@ -360,13 +350,8 @@ bloom_test_arguments(FunctionCallInfo fcinfo, int filter_argno, int value_argno)
 											bloom_encode_and_hash(encoder,
 																  PG_GETARG_DATUM(value_argno)));
 		case BLOOM_HASH_XXH3_BLOCKED:
-			{
-				bf_hash		hash = bloom_encode_and_hash(encoder,
-														 PG_GETARG_DATUM(value_argno));
-
-				return bf_block_test(view.bits + bf_block_offset(hash.h1, view.header.m),
-									 view.header.k, hash.h2);
-			}
+			return bf_contains(view.bits, view.header.m, view.header.k, BLOOM_HASH_XXH3_BLOCKED,
+							   bloom_encode_and_hash(encoder, PG_GETARG_DATUM(value_argno)));
 	}
 	bloom_unsupported_hash_scheme(&view);
 }

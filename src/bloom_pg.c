@@ -114,25 +114,11 @@ bloom_cache_drop(BloomCallCache *cache, int spare)
 	slot->value = NULL;
 }
 
-/* Drop spares, round robin, until they fit BLOOM_CACHE_SPARE_BYTES; keep one. */
-static void
-bloom_cache_trim(BloomCallCache *cache, int keep)
-{
-	for (int i = 0; i < BLOOM_CACHE_SPARES && cache->spare_bytes > BLOOM_CACHE_SPARE_BYTES; i++)
-	{
-		int			victim = (cache->next_victim + i) % BLOOM_CACHE_SPARES;
-
-		if (victim != keep)
-			bloom_cache_drop(cache, victim);
-	}
-	if (cache->spare_bytes > BLOOM_CACHE_SPARE_BYTES)
-		bloom_cache_drop(cache, keep);
-}
-
 /*
  * Move an argument's current filter (if any) aside before it is replaced,
  * into a free spare slot or the next one round robin; the entry is left
- * empty.  A filter larger than the whole spare budget is freed instead.
+ * empty.  Then drop spares round robin until they fit
+ * BLOOM_CACHE_SPARE_BYTES (a filter larger than that is not kept at all).
  */
 static void
 bloom_cache_put_aside(BloomCallCache *cache, BloomArgCache *entry)
@@ -159,7 +145,8 @@ bloom_cache_put_aside(BloomCallCache *cache, BloomArgCache *entry)
 	cache->spare_bytes += VARSIZE(entry->value);
 	entry->valid = false;
 	entry->value = NULL;
-	bloom_cache_trim(cache, -1);
+	for (int i = 0; i < BLOOM_CACHE_SPARES && cache->spare_bytes > BLOOM_CACHE_SPARE_BYTES; i++)
+		bloom_cache_drop(cache, (cache->next_victim + i) % BLOOM_CACHE_SPARES);
 }
 
 void
@@ -187,24 +174,21 @@ bloom_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view)
 		if (!bloom_cache_matches(entry, &toast_pointer))
 		{
 			int			spare = bloom_cache_find_spare(cache, &toast_pointer);
+			BloomArgCache found = {0};
 
+			/* seen before: taken back to become current again */
 			if (spare >= 0)
 			{
-				/* seen before: it becomes current, the current one goes aside */
-				BloomArgCache found = cache->spares[spare];
-
+				found = cache->spares[spare];
 				cache->spare_bytes -= VARSIZE(found.value);
-				cache->spares[spare] = *entry;
-				if (entry->valid)
-					cache->spare_bytes += VARSIZE(entry->value);
-				else
-					cache->spares[spare].value = NULL;
-				*entry = found;
-				bloom_cache_trim(cache, spare);
+				cache->spares[spare].valid = false;
+				cache->spares[spare].value = NULL;
 			}
+			bloom_cache_put_aside(cache, entry);
+			if (spare >= 0)
+				*entry = found;
 			else
 			{
-				bloom_cache_put_aside(cache, entry);
 				old_context = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
 				entry->value = pg_detoast_datum(value);
 				MemoryContextSwitchTo(old_context);

@@ -148,9 +148,16 @@ bloom_hash_uint64(uint64 value)
 	return bf_hash_bytes(&little_endian, sizeof(little_endian));
 }
 
+static inline bf_hash
+bloom_hash_int64(int64 value)
+{
+	return bloom_hash_uint64((uint64) value);
+}
+
 /*
- * The hash of an int2, int4 or int8 value (canonically its int64), inline
- * for bloom_agg's row path; false, with *hash unset, for any other type.
+ * The hash of an int2, int4 or int8 value (canonically its int64): the one
+ * definition, inline here for bloom_agg's row path as well as for the
+ * encoder (bloom_element.c); false, with *hash unset, for any other type.
  */
 static inline bool
 bloom_encoder_hash_integer(const BloomEncoder *encoder, Datum value, bf_hash *hash)
@@ -158,13 +165,13 @@ bloom_encoder_hash_integer(const BloomEncoder *encoder, Datum value, bf_hash *ha
 	switch (encoder->encoding)
 	{
 		case BLOOM_ENCODE_INT8:
-			*hash = bloom_hash_uint64((uint64) DatumGetInt64(value));
+			*hash = bloom_hash_int64(DatumGetInt64(value));
 			return true;
 		case BLOOM_ENCODE_INT4:
-			*hash = bloom_hash_uint64((uint64) (int64) DatumGetInt32(value));
+			*hash = bloom_hash_int64(DatumGetInt32(value));
 			return true;
 		case BLOOM_ENCODE_INT2:
-			*hash = bloom_hash_uint64((uint64) (int64) DatumGetInt16(value));
+			*hash = bloom_hash_int64(DatumGetInt16(value));
 			return true;
 		default:
 			return false;
@@ -173,8 +180,6 @@ bloom_encoder_hash_integer(const BloomEncoder *encoder, Datum value, bf_hash *ha
 
 extern BloomEncoder *bloom_encoder_create(Oid typid, MemoryContext mcxt);
 extern bf_hash bloom_encoder_hash(BloomEncoder *encoder, Datum value);
-/* bf_adder_add of the value's hash, the encoding inlined (bloom_agg's rows). */
-extern void bloom_encoder_add(BloomEncoder *encoder, Datum value, bf_adder *adder);
 
 /*
  * The aggregate memory context (bloom_agg.c); ERROR, naming function, when
