@@ -44,12 +44,19 @@ bloom_call_cache(FunctionCallInfo fcinfo)
 void
 bloom_view_datum(Datum datum, BloomView *view)
 {
-	struct varlena *value = (struct varlena *) DatumGetPointer(datum);
+	/*
+	 * Any form a varlena can take: inline with a 1-byte or 4-byte header
+	 * (read in place), compressed, or external (on disk, or an indirect or
+	 * expanded pointer in memory, as logical decoding hands to output
+	 * functions): those are expanded, in CurrentMemoryContext.  Testing
+	 * VARATT_IS_SHORT is not enough to read in place, since every external
+	 * pointer has a 1-byte header too.
+	 */
+	struct varlena *value = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(datum));
 	const uint8_t *body;
 	size_t		length;
 	bf_status	status;
 
-	Assert(!VARATT_IS_EXTERNAL(value) && !VARATT_IS_COMPRESSED(value));
 	body = (const uint8_t *) VARDATA_ANY(value);
 	length = VARSIZE_ANY_EXHDR(value);
 
@@ -201,9 +208,7 @@ bloom_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view)
 		return;
 	}
 
-	/* A short header is read in place; anything else extended is expanded. */
-	if (VARATT_IS_EXTENDED(value) && !VARATT_IS_SHORT(value))
-		value = pg_detoast_datum_packed(value);
+	/* not a stored value of arguments 0 and 1: nothing worth caching */
 	bloom_view_datum(PointerGetDatum(value), view);
 }
 

@@ -25,7 +25,12 @@ typedef struct BloomView
 	size_t		nbytes;
 } BloomView;
 
-/* View of a filter datum that is already in memory (not external). */
+/*
+ * View of a filter datum in any varlena form (short, compressed, external on
+ * disk or indirect): the one way a filter value is opened.  A value that is
+ * not inline and uncompressed is expanded in CurrentMemoryContext.  ERROR
+ * XX001 for a damaged value.
+ */
 extern void bloom_view_datum(Datum datum, BloomView *view);
 
 /* View of a filter this code built. */

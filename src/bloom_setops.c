@@ -129,7 +129,6 @@ bloom_setop_array(FunctionCallInfo fcinfo, BloomSetOp op, const char *operation)
 
 		if (isnull)
 			continue;
-		/* array elements are never toasted, but may have a short header */
 		bloom_view_datum(element, &view);
 		result = bloom_setop_fold(op, operation, result, &view);
 	}

@@ -345,8 +345,7 @@ bloom_contains_selectivity_internal(PlannerInfo *root, Oid funcid, List *args,
 		Oid			value_type = exprType(value_arg);
 		BloomEncoder *encoder = NULL;
 
-		bloom_view_datum(PointerGetDatum(PG_DETOAST_DATUM(((Const *) filter_arg)->constvalue)),
-						 &view);
+		bloom_view_datum(((Const *) filter_arg)->constvalue, &view);
 		/* statistics are probed only where the user may see their values */
 		if (statistic_proc_security_check(&vardata, funcid) &&
 			bloom_type_is_hashable(value_type))
