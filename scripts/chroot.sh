@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# Debian chroots for the PostgreSQL majors the host does not have.
+#
+#   scripts/chroot.sh name TARGET            the chroot that serves TARGET
+#   scripts/chroot.sh ensure TARGET          create it (once; it is cached)
+#   scripts/chroot.sh run TARGET COMMAND...  run COMMAND inside it, as root
+#   scripts/chroot.sh release                unmount what "run" mounted
+#
+# TARGET is a PostgreSQL major, or MAJOR-ARCH for another architecture.
+# The host (Debian 12, bookworm, amd64) has PostgreSQL 15.  The others come
+# from the Debian archive, one chroot per suite and architecture, with every
+# major of that suite that we test installed side by side:
+#
+#   target     chroot           how
+#   17         trixie           debootstrap trixie
+#   18         forky            debootstrap forky (with the sid script)
+#   19         forky            the same chroot, postgresql-19 from experimental
+#   15-arm64   bookworm-arm64   debootstrap --arch=arm64, run under qemu-user
+#   15-s390x   bookworm-s390x   the same, big-endian
+#   15-i386    bookworm-i386    debootstrap --arch=i386, runs natively
+#
+# Foreign architectures need qemu-user-static and binfmt-support (installed
+# when missing, and binfmt_misc mounted).
+#
+# Chroots are cached in $BLOOM_CHROOT_DIR (default /var/tmp/bloomfilter-chroots)
+# and made once, in about two minutes each; a chroot that is there and
+# complete is reused.  "run" bind-mounts /proc, /dev, /tmp and the project
+# root (at the same path) into the chroot, so that a command sees the same
+# files and the same socket directories in /tmp as the host: servers of
+# different majors, in and out of chroots, can talk to each other.  The
+# mounts stay until "release" (a server started by "run" keeps using them).
+#
+# Needs root, debootstrap and network access to deb.debian.org.  The
+# archive's Release files of older suites are past their Valid-Until date,
+# so apt runs with Check-Valid-Until=false.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE=${BLOOM_CHROOT_DIR:-/var/tmp/bloomfilter-chroots}
+MIRROR=${BLOOM_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+
+# The chroot (suite, or suite-arch) that serves a target, and the apt target
+# release a major comes from (empty: the suite's own).
+chroot_of() {
+	case $1 in
+	17) echo trixie ;;
+	18 | 19) echo forky ;;
+	15-arm64 | 15-s390x | 15-i386) echo "bookworm-${1#15-}" ;;
+	*) echo "chroot.sh: no chroot serves $1 (the host has 15; 17, 18, 19, 15-arm64, 15-s390x and 15-i386 are served)" >&2; return 2 ;;
+	esac
+}
+majors_of_chroot() {
+	case $1 in
+	trixie) echo 17 ;;
+	forky) echo 18 19 ;;
+	bookworm-*) echo 15 ;;
+	esac
+}
+target_release_of() {
+	case $1 in
+	19) echo experimental ;;
+	*) echo "" ;;
+	esac
+}
+
+apt_in() {
+	local dir=$1
+	shift
+	chroot "$dir" env DEBIAN_FRONTEND=noninteractive LC_ALL=C apt-get \
+		-o Acquire::Check-Valid-Until=false -o Dpkg::Options::=--force-confold -q "$@"
+}
+
+mount_into() {
+	local dir=$1
+	mountpoint -q "$dir/proc" || mount -t proc proc "$dir/proc"
+	mountpoint -q "$dir/dev" || { mount --rbind /dev "$dir/dev" && mount --make-rslave "$dir/dev"; }
+	mountpoint -q "$dir/tmp" || mount --bind /tmp "$dir/tmp"
+	mkdir -p "$dir$ROOT"
+	mountpoint -q "$dir$ROOT" || mount --bind "$ROOT" "$dir$ROOT"
+}
+
+host_packages() {
+	local missing=() p
+	for p in "$@"; do
+		[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)" = installed ] || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+ensure() {
+	local name dir suite arch
+	name=$(chroot_of "$1")
+	dir=$CACHE/$name
+	suite=${name%%-*}
+	arch=amd64
+	[ "$name" != "$suite" ] && arch=${name#*-}
+	if [ "$arch" = arm64 ] || [ "$arch" = s390x ]; then
+		host_packages qemu-user-static binfmt-support
+		[ -e /proc/sys/fs/binfmt_misc/register ] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+		update-binfmts --enable >/dev/null 2>&1 || true
+	fi
+	[ -f "$dir/.bloomfilter-complete" ] && return 0
+
+	host_packages debootstrap
+	echo "chroot.sh: creating the $name chroot in $dir"
+	rm -rf "$dir"
+	mkdir -p "$CACHE"
+	local script=()
+	[ "$suite" = forky ] && script=(/usr/share/debootstrap/scripts/sid)
+	debootstrap --variant=minbase --arch="$arch" "$suite" "$dir" "$MIRROR" "${script[@]}" \
+		>"$CACHE/$name.debootstrap.log" 2>&1 \
+		|| { tail -n 30 "$CACHE/$name.debootstrap.log" >&2; return 1; }
+	# No services start in a chroot, and no "main" cluster is made: the tests
+	# make their own.
+	printf '#!/bin/sh\nexit 101\n' >"$dir/usr/sbin/policy-rc.d"
+	chmod 755 "$dir/usr/sbin/policy-rc.d"
+	mkdir -p "$dir/etc/postgresql-common"
+	echo "create_main_cluster = false" >"$dir/etc/postgresql-common/createcluster.conf"
+	[ "$suite" = forky ] && echo "deb $MIRROR experimental main" >"$dir/etc/apt/sources.list.d/experimental.list"
+	mount_into "$dir"
+	apt_in "$dir" update
+	local major packages
+	for major in $(majors_of_chroot "$name"); do
+		packages=(postgresql-$major postgresql-server-dev-$major libxxhash-dev gcc make libc6-dev)
+		local target
+		target=$(target_release_of "$major")
+		if [ -n "$target" ]; then
+			apt_in "$dir" install -y --no-install-recommends -t "$target" "${packages[@]}"
+		else
+			apt_in "$dir" install -y --no-install-recommends "${packages[@]}"
+		fi
+	done
+	apt_in "$dir" clean
+	touch "$dir/.bloomfilter-complete"
+}
+
+release() {
+	local dir
+	for dir in "$CACHE"/*/; do
+		dir=${dir%/}
+		for m in "$dir$ROOT" "$dir/tmp" "$dir/dev" "$dir/proc"; do
+			mountpoint -q "$m" 2>/dev/null && umount -R "$m" 2>/dev/null || umount -lR "$m" 2>/dev/null || true
+		done
+	done
+}
+
+command=${1:-}
+case $command in
+name)
+	echo "$CACHE/$(chroot_of "$2")"
+	;;
+ensure)
+	ensure "$2"
+	;;
+run)
+	major=${2:?target}
+	shift 2
+	ensure "$major"
+	dir=$CACHE/$(chroot_of "$major")
+	mount_into "$dir"
+	exec chroot "$dir" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" ${CI:+CI=$CI} \
+		bash -c 'cd "$1" && shift && exec "$@"' bash "$PWD" "$@"
+	;;
+release)
+	release
+	;;
+*)
+	echo "usage: $0 name|ensure|run|release [MAJOR [COMMAND...]]" >&2
+	exit 2
+	;;
+esac
