@@ -208,7 +208,7 @@ bloom_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view)
 		return;
 	}
 
-	/* not a stored value of arguments 0 and 1: nothing worth caching */
+	/* not a stored value of an argument the cache keeps: nothing worth caching */
 	bloom_view_datum(PointerGetDatum(value), view);
 }
 
