@@ -29,7 +29,7 @@ OBJS = \
 	src/bloom_sizing.o \
 	src/bloom_support.o \
 	src/bloom_autoagg.o
-DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql
+DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql sql/bloomfilter--1.1--1.2.sql
 
 # Every sql/*.sql except install and upgrade scripts is a pg_regress test.
 REGRESS = $(sort $(filter-out bloomfilter--%,$(notdir $(basename $(wildcard $(ROOT)/sql/*.sql)))))

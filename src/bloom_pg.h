@@ -230,7 +230,7 @@ typedef struct BloomArgCache
 
 typedef struct BloomCallCache
 {
-	BloomArgCache args[2];		/* filter arguments 0 and 1 */
+	BloomArgCache args[3];		/* filter arguments 0 to 2 (bloom_agg_like's template) */
 	BloomArgCache spares[BLOOM_CACHE_SPARES];	/* earlier ones of either */
 	Size		spare_bytes;
 	int			next_victim;	/* round robin over spares */
