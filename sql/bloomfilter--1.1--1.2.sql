@@ -46,3 +46,7 @@ CREATE AGGREGATE bloom_agg_like(value pg_catalog.anyelement, template bloom) (
 );
 COMMENT ON AGGREGATE bloom_agg_like(pg_catalog.anyelement, bloom) IS
 	'filter of the non-NULL values with the m, k and hash scheme of the template (the same shape in every row; NULL in every row gives NULL)';
+
+-- The array type bloom[] is a member of the extension from PostgreSQL 17 on,
+-- and is listed with the others in \dT+.
+COMMENT ON TYPE bloom[] IS 'array of bloom filters (the variadic bloom_union and bloom_intersection take one)';
