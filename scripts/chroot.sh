@@ -101,6 +101,12 @@ ensure() {
 		update-binfmts --enable >/dev/null 2>&1 || true
 	fi
 	[ -f "$dir/.bloomfilter-complete" ] && return 0
+	# one creator at a time (18 and 19 share a chroot; test-all prepares
+	# chroots in the background)
+	mkdir -p "$CACHE"
+	exec 9>"$CACHE/$name.lock"
+	flock 9
+	[ -f "$dir/.bloomfilter-complete" ] && { exec 9>&-; return 0; }
 
 	host_packages debootstrap
 	echo "chroot.sh: creating the $name chroot in $dir"
@@ -133,6 +139,7 @@ ensure() {
 	done
 	apt_in "$dir" clean
 	touch "$dir/.bloomfilter-complete"
+	exec 9>&-
 }
 
 release() {

@@ -33,6 +33,9 @@ tests=${BLOOM_TESTS:-unit sql cluster}
 runs() { case " $tests " in *" $1 "*) return 0 ;; esac; return 1; }
 
 started=$SECONDS
+# What to undo on exit, in order.
+cleanup=()
+trap 'for c in "${cleanup[@]}"; do eval "$c" || true; done' EXIT
 elapsed() { echo "$((SECONDS - ${1:-started}))s"; }
 heading() { printf '\n==== %s ====\n' "$*"; }
 
@@ -75,7 +78,7 @@ inst=$BUILD/inst
 control=$inst$("$PG_CONFIG" --sharedir)/extension/bloomfilter.control
 if [ "$(id -u)" = 0 ] && ! runuser -u postgres -- test -r "$control" 2>/dev/null; then
 	inst=$(mktemp -d /tmp/bloomfilter-inst.XXXXXX)
-	trap 'rm -rf "$inst"' EXIT
+	cleanup+=("rm -rf '$inst'")
 	chmod 755 "$inst"
 	cp -a "$BUILD/inst/." "$inst/"
 	echo "(user postgres cannot read $BUILD/inst, so the cluster loads a copy in $inst)"
@@ -117,6 +120,17 @@ plots)
 esac
 
 # ---- test ----
+# test-all: the chroots of the other majors are made (or found) in the
+# background while the host's tests run; each major's run below waits for
+# its own.
+declare -A preparing=()
+if [ "$mode" = test-all ]; then
+	for major in ${PG_MAJORS:-17 18 19}; do
+		[ "$major" = 15 ] && continue
+		"$ROOT/scripts/chroot.sh" ensure "$major" >"$BUILD/chroot-$major.log" 2>&1 &
+		preparing[$major]=$!
+	done
+fi
 passed=0
 failed=0
 summary=()
@@ -204,7 +218,7 @@ done
 # and fuzzers ran above), building into $BUILD/pgN; its last line is its
 # total.
 if [ "$mode" = test-all ]; then
-	trap '"$ROOT/scripts/chroot.sh" release' EXIT
+	cleanup+=("'$ROOT/scripts/chroot.sh' release")
 	majors=()
 	for major in ${PG_MAJORS:-17 18 19}; do
 		[ "$major" = 15 ] && continue
@@ -213,12 +227,13 @@ if [ "$mode" = test-all ]; then
 		t=$SECONDS
 		log="$BUILD/pg$major.log"
 		status=0
-		{ "$ROOT/scripts/chroot.sh" ensure "$major" \
+		{ wait "${preparing[$major]}" || { cat "$BUILD/chroot-$major.log"; false; }; } \
+			&& cat "$BUILD/chroot-$major.log" \
 			&& "$ROOT/scripts/chroot.sh" run "$major" env \
 				PG_CONFIG="/usr/lib/postgresql/$major/bin/pg_config" \
 				BLOOM_BUILD_DIR="$BUILD/pg$major" BLOOM_TESTS="sql cluster" \
 				BLOOM_SKIP_SETUP=1 BLOOM_WERROR="${BLOOM_WERROR:-0}" \
-				"$ROOT/scripts/run.sh" test; } 2>&1 | tee "$log" || status=$?
+				"$ROOT/scripts/run.sh" test 2>&1 | tee "$log" || status=$?
 		p=0 f=0
 		if line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1) && [ -n "$line" ]; then
 			read -r p _ f _ <<<"$line"
