@@ -180,7 +180,11 @@
  * words, and the whole-array operations below load 8 bytes at a time through
  * memcpy (a plain unaligned load on the usual machines, which the compiler
  * can vectorize): OR, AND and popcount do not care about the order of bits
- * within a word.
+ * within a word.  Folding does (it ORs runs of neighbouring bits), so it
+ * reads and writes its words as little-endian ones (load_le_word), and a
+ * big-endian machine folds to the same bytes.  test/unit.c pins the bytes
+ * of filters built by every path (bf_add, the adder, OR and AND, folds,
+ * self-sizing) with digests computed on x86-64.
  */
 #include "core.h"
 
@@ -390,6 +394,11 @@ bf_adder_flush(bf_adder *adder)
  */
 #define BF_STRIDE_WORDS (BF_INTERRUPT_STRIDE / 8)
 
+/*
+ * Eight bytes as a word in the machine's order: for OR, AND and popcount,
+ * which treat every bit alike, the order of the bits within a word does
+ * not matter.
+ */
 static inline uint64_t
 load_word(const uint8_t *p)
 {
@@ -404,6 +413,36 @@ store_word(uint8_t *p, uint64_t word)
 {
 	memcpy(p, &word, sizeof(word));
 }
+
+/*
+ * Eight bytes as a little-endian word: bit i of the word is bit i of the
+ * layout (bloom.h).  Whatever shifts or masks bits by position (folding)
+ * goes through these, so that a big-endian machine computes the same
+ * bytes; there the compiler turns the byte loops into a byte-reversed load
+ * or store.
+ */
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
+	__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define load_le_word load_word
+#define store_le_word store_word
+#else
+static inline uint64_t
+load_le_word(const uint8_t *p)
+{
+	uint64_t	word = 0;
+
+	for (int i = 7; i >= 0; i--)
+		word = word << 8 | p[i];
+	return word;
+}
+
+static inline void
+store_le_word(uint8_t *p, uint64_t word)
+{
+	for (int i = 0; i < 8; i++, word >>= 8)
+		p[i] = (uint8_t) word;
+}
+#endif
 
 static inline void
 check_interrupts(void)
@@ -1205,7 +1244,7 @@ fold_plan_init(fold_plan *plan, const uint8_t *src, uint64_t src_m, uint64_t dst
 static inline uint64_t
 fold_load(const fold_plan *plan, uint64_t index)
 {
-	return index < plan->src_words ? load_word(plan->src + 8 * index) : 0;
+	return index < plan->src_words ? load_le_word(plan->src + 8 * index) : 0;
 }
 
 /* Whether any source bit in [from, from + count) is set. */
@@ -1316,7 +1355,7 @@ bf_fold(const uint8_t *src, uint64_t src_m, uint8_t *dst, uint64_t dst_m)
 	{
 		if (w % BF_STRIDE_WORDS == BF_STRIDE_WORDS - 1)
 			check_interrupts();
-		store_word(dst + 8 * w, fold_word(&plan, w));
+		store_le_word(dst + 8 * w, fold_word(&plan, w));
 	}
 }
 
@@ -1337,7 +1376,7 @@ bf_fold_popcount(const uint8_t *src, uint64_t src_m, uint64_t dst_m)
 		if (start % BF_STRIDE_WORDS == 0 && start > 0)
 			check_interrupts();
 		for (uint64_t w = 0; w < n; w++)
-			store_word(buffer + 8 * w, fold_word(&plan, start + w));
+			store_le_word(buffer + 8 * w, fold_word(&plan, start + w));
 		count += popcount_stride(buffer, (size_t) n);
 	}
 	return count;

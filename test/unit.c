@@ -1941,6 +1941,157 @@ test_auto_sketch(void)
 	free(sketch);
 }
 
+/* XXH3-64 of a filter's bit array */
+static uint64_t
+bits_digest(const uint8_t *bits, uint64_t m)
+{
+	return XXH3_64bits(bits, (size_t) bloom_payload_bytes(m));
+}
+
+/* a filter of the int8 values first .. first + n - 1, through bf_add or a pipelined bf_adder */
+static uint8_t *
+build_filter(uint64_t m, uint32_t k, uint8_t scheme, int64_t first, int64_t n, bool pipelined)
+{
+	static bf_adder adder;
+	uint8_t    *bits = xmalloc((size_t) bloom_payload_bytes(m));
+
+	memset(bits, 0, (size_t) bloom_payload_bytes(m));
+	bf_adder_init(&adder, bits, m, k, scheme);
+	adder.pipelined = pipelined;
+	for (int64_t key = first; key < first + n; key++)
+	{
+		if (pipelined)
+			bf_adder_add(&adder, hash_int64(key));
+		else
+			bf_add(bits, m, k, scheme, hash_int64(key));
+	}
+	bf_adder_flush(&adder);
+	return bits;
+}
+
+/*
+ * Golden filters: the same values give the same bytes on every machine,
+ * little- or big-endian, whichever path sets or combines the bits.  Each
+ * digest is XXH3-64 of the bit array, computed on x86-64.
+ */
+static void
+test_golden_filters(void)
+{
+	const uint64_t m = 958506;
+	const size_t nbytes = (size_t) bloom_payload_bytes(m);
+	uint8_t    *a,
+			   *b,
+			   *combined;
+
+	/* scheme 1 and scheme 2, added one at a time and through the adder */
+	a = build_filter(m, 7, BLOOM_HASH_XXH3_EDH, 0, 100000, false);
+	CHECK_U64(bits_digest(a, m), UINT64_C(0xc1c20c6555192da6));
+	free(a);
+	a = build_filter(m, 7, BLOOM_HASH_XXH3_EDH, 0, 100000, true);
+	CHECK_U64(bits_digest(a, m), UINT64_C(0xc1c20c6555192da6));
+	free(a);
+	a = build_filter(989696, 6, BLOOM_HASH_XXH3_BLOCKED, 0, 100000, false);
+	CHECK_U64(bits_digest(a, 989696), UINT64_C(0x9e49b7e901135091));
+	free(a);
+	a = build_filter(989696, 6, BLOOM_HASH_XXH3_BLOCKED, 0, 100000, true);
+	CHECK_U64(bits_digest(a, 989696), UINT64_C(0x9e49b7e901135091));
+	free(a);
+
+	/* union and intersection */
+	a = build_filter(m, 7, BLOOM_HASH_XXH3_EDH, 0, 100000, false);
+	b = build_filter(m, 7, BLOOM_HASH_XXH3_EDH, 50000, 100000, false);
+	combined = xmalloc(nbytes);
+	bf_or(combined, a, b, nbytes);
+	CHECK_U64(bits_digest(combined, m), UINT64_C(0x9f8fd475ef910512));
+	bf_and(combined, a, b, nbytes);
+	CHECK_U64(bits_digest(combined, m), UINT64_C(0x90e9dce94e960609));
+	free(a);
+	free(b);
+	free(combined);
+
+	/* folds of a filter of 15 * 2^16 bits */
+	{
+		static const struct
+		{
+			uint64_t	factor;
+			uint64_t	digest;
+			uint64_t	popcount;
+		}			folds[] = {
+			{1, UINT64_C(0x660311e980978d09), 294352},
+			{2, UINT64_C(0x88439b313edd7baf), 250326},
+			{3, UINT64_C(0xb3c40ab17c759ce5), 215131},
+			{5, UINT64_C(0x204cdec5d6835b4d), 163372},
+			{15, UINT64_C(0x0b802660dba51447), 65230},
+			{16, UINT64_C(0x45a8c9811e7bbdfd), 61224},
+			{240, UINT64_C(0xde679a2671a7d37a), 4096},
+			{960, UINT64_C(0xda3383e7b4ff3ccd), 1024},
+			{1920, UINT64_C(0x7992ee0288330c4f), 512},
+		};
+		const uint64_t src_m = 15 * 65536;
+
+		a = build_filter(src_m, 7, BLOOM_HASH_XXH3_EDH, 0, 50000, false);
+		for (size_t i = 0; i < sizeof(folds) / sizeof(folds[0]); i++)
+		{
+			uint64_t	dst_m = src_m / folds[i].factor;
+
+			b = xmalloc((size_t) bloom_payload_bytes(dst_m));
+			bf_fold(a, src_m, b, dst_m);
+			CHECK_U64(bits_digest(b, dst_m), folds[i].digest);
+			CHECK_U64(bf_fold_popcount(a, src_m, dst_m), folds[i].popcount);
+			free(b);
+		}
+		free(a);
+	}
+
+	/* self-sized: the exact phase at three rates, and a (small) sketch folded */
+	{
+		static const struct
+		{
+			double		p;
+			int64_t		n;
+			uint64_t	m;
+			uint64_t	digest;
+		}			exact[] = {
+			{0.01, 1, 28, UINT64_C(0x65b4407d70645868)},
+			{0.01, 1000, 9834, UINT64_C(0x3e7c7dd0e3744192)},
+			{0.01, 100000, 979574, UINT64_C(0x894543ea6df4ba7c)},
+			{0.1, 1, 11, UINT64_C(0xb85e8cfbbbefee1a)},
+			{0.1, 1000, 4988, UINT64_C(0xb16813f8d9ca644c)},
+			{0.1, 100000, 487582, UINT64_C(0xb83f4000852dcdac)},
+			{0.001, 1, 80, UINT64_C(0x9e8f91cb7492c886)},
+			{0.001, 1000, 14699, UINT64_C(0xe034d19c2f272efb)},
+			{0.001, 100000, 1465884, UINT64_C(0x3d5571afd2c5131f)},
+		};
+		const uint64_t sketch_m = 15 * 4096;
+		uint64_t	chosen;
+
+		for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+		{
+			uint32_t	k;
+			uint64_t	limit_m,
+						max_m;
+			bf_hashset	set = make_set(1, exact[i].n, false);
+
+			bf_auto_shape(exact[i].p, &k, &limit_m);
+			max_m = bf_auto_exact_max_m((uint64_t) exact[i].n, exact[i].p, k, limit_m);
+			a = xmalloc((size_t) bloom_payload_bytes(max_m));
+			chosen = bf_auto_choose_exact(&set, exact[i].p, k, max_m, a);
+			CHECK_U64(chosen, exact[i].m);
+			CHECK_U64(bits_digest(a, chosen), exact[i].digest);
+			free(a);
+			free(set.slots);
+		}
+		a = build_filter(sketch_m, 7, BLOOM_HASH_XXH3_EDH, 1, 3000, false);
+		chosen = bf_auto_choose_sketch(a, sketch_m, 7, 0.01);
+		CHECK_U64(chosen, 30720);
+		b = xmalloc((size_t) bloom_payload_bytes(chosen));
+		bf_fold(a, sketch_m, b, chosen);
+		CHECK_U64(bits_digest(b, chosen), UINT64_C(0x62560bda7b98b921));
+		free(a);
+		free(b);
+	}
+}
+
 int
 main(void)
 {
@@ -1970,6 +2121,7 @@ main(void)
 	test_auto_exact();
 	test_auto_ladder();
 	test_auto_sketch();
+	test_golden_filters();
 
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
