@@ -1,12 +1,12 @@
-# test/unit.mk: C unit tests for the core (src/core.c, src/codec.c), without
+# test/unit.mk: C unit tests for the core (src/core.c, src/real.c, src/codec.c), without
 # a server.  Included by the top Makefile; ROOT is the source root, and the
 # binaries go in the current (build) directory.
 #
 #   make unitcheck            -O2 -Wall -Wextra
 #   make unitcheck-sanitize   AddressSanitizer + UBSan, stopping at the first report
 
-UNIT_SOURCES = $(ROOT)/test/unit.c $(ROOT)/src/core.c $(ROOT)/src/codec.c
-UNIT_DEPENDS = $(UNIT_SOURCES) $(ROOT)/src/core.h $(ROOT)/src/bloom.h
+UNIT_SOURCES = $(ROOT)/test/unit.c $(ROOT)/src/core.c $(ROOT)/src/real.c $(ROOT)/src/codec.c
+UNIT_DEPENDS = $(UNIT_SOURCES) $(ROOT)/src/core.h $(ROOT)/src/real.h $(ROOT)/src/bloom.h
 UNIT_CC ?= $(firstword $(shell command -v clang gcc cc 2>/dev/null))
 UNIT_CFLAGS = -O2 -Wall -Wextra -I$(ROOT)/src
 UNIT_SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g
@@ -42,8 +42,8 @@ FUZZ_SECONDS ?= 60
 FUZZ_MAX_LEN ?= 4096
 FUZZ_CFLAGS = -O1 -g -Wall -Wextra -I$(ROOT)/src \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CORE = $(ROOT)/src/core.c $(ROOT)/src/codec.c
-FUZZ_DEPENDS = $(FUZZ_CORE) $(ROOT)/src/core.h $(ROOT)/src/bloom.h $(ROOT)/test/fuzz/fuzz.h
+FUZZ_CORE = $(ROOT)/src/core.c $(ROOT)/src/real.c $(ROOT)/src/codec.c
+FUZZ_DEPENDS = $(FUZZ_CORE) $(ROOT)/src/core.h $(ROOT)/src/real.h $(ROOT)/src/bloom.h $(ROOT)/test/fuzz/fuzz.h
 FUZZ_BINARIES = $(patsubst fuzz_%,test/fuzz-%,$(FUZZERS))
 
 .PHONY: fuzzcheck fuzz-corpus
@@ -57,7 +57,7 @@ fuzzcheck: $(FUZZ_BINARIES)
 
 test/fuzz-corpus-gen: $(ROOT)/test/fuzz/gen_corpus.c $(UNIT_DEPENDS)
 	@mkdir -p test
-	$(CC) $(UNIT_CFLAGS) -o $@ $< $(ROOT)/src/core.c $(ROOT)/src/codec.c -lm
+	$(CC) $(UNIT_CFLAGS) -o $@ $< $(FUZZ_CORE) -lm
 
 fuzz-corpus: test/fuzz-corpus-gen
 	rm -rf $(addprefix $(ROOT)/test/fuzz/corpus/,$(FUZZERS))
