@@ -283,10 +283,16 @@ static const bf_real real_ln2_squared = {UINT64_C(0xf5fdeffc162c7543), -65, fals
 /*
  * k depends (almost) only on p, so BF_K_RANGE is reported before
  * BF_TOO_LARGE: a rate below about 1e-19 is refused whatever the capacity.
+ * Computing the shape in bf_real takes a few microseconds, so the last one
+ * is remembered (a query may ask for the same one on every row).
  */
 bf_status
 bf_optimal_shape(double p, int64_t n, uint64_t *m, uint32_t *k)
 {
+	static double last_p;
+	static int64_t last_n = 0;	/* 0: none yet */
+	static uint64_t last_m;
+	static uint32_t last_k;
 	bf_real		bits;
 	uint64_t	probes;
 
@@ -297,6 +303,12 @@ bf_optimal_shape(double p, int64_t n, uint64_t *m, uint32_t *k)
 		return BF_FALSE_POSITIVE_RATE_RANGE;
 	if (n < 1)
 		return BF_CAPACITY_RANGE;
+	if (n == last_n && p == last_p)
+	{
+		*m = last_m;
+		*k = last_k;
+		goto checked;
+	}
 
 	/* m = ceil(-n ln p / (ln 2)^2), k = max(1, round((m/n) ln 2)) */
 	{
@@ -313,8 +325,13 @@ bf_optimal_shape(double p, int64_t n, uint64_t *m, uint32_t *k)
 	/* both saturate rather than wrap */
 	*m = bf_real_to_u64(bits);
 	*k = probes >= UINT32_MAX ? UINT32_MAX : (uint32_t) probes;
+	last_p = p;
+	last_n = n;
+	last_m = *m;
+	last_k = *k;
 
-	if (probes > BLOOM_K_MAX)
+checked:
+	if (*k > BLOOM_K_MAX)
 		return BF_K_RANGE;
 	if (*m > BLOOM_M_MAX)
 		return BF_TOO_LARGE;
@@ -1206,20 +1223,29 @@ auto_expected_rate(bf_real n, uint64_t m, uint32_t k)
 	return auto_rate(m, k, fill);
 }
 
-/* (1 - delta) p, delta = min(1/10, 3 sqrt((1 - p) / (100000 p))) */
+/*
+ * (1 - delta) p, delta = min(1/10, 3 sqrt((1 - p) / (100000 p))); the last
+ * one is remembered.
+ */
 static bf_real
 auto_rate_bound(double p)
 {
+	static double last_p = 0.0;	/* 0: none yet */
+	static bf_real last_bound;
 	bf_real		rate = bf_real_from_double(p);
 	bf_real		one = bf_real_from_u64(1);
 	bf_real		most = bf_real_div(one, bf_real_from_u64(10));
 	bf_real		delta;
 
+	if (p == last_p)
+		return last_bound;
 	delta = bf_real_div(bf_real_sub(one, rate), bf_real_mul(bf_real_from_u64(100000), rate));
 	delta = bf_real_mul(bf_real_from_u64(3), bf_real_sqrt(delta));
 	if (bf_real_lt(most, delta))
 		delta = most;
-	return bf_real_mul(bf_real_sub(one, delta), rate);
+	last_bound = bf_real_mul(bf_real_sub(one, delta), rate);
+	last_p = p;
+	return last_bound;
 }
 
 static bool
@@ -1249,9 +1275,13 @@ bf_auto_holds(uint64_t m, uint32_t k, uint64_t bits_set, double p)
 	return auto_holds(m, k, bits_set, auto_rate_bound(p));
 }
 
+/* Remembers the last p, as bf_optimal_shape does (a state is made per group). */
 bf_status
 bf_auto_shape(double p, uint32_t *k, uint64_t *sketch_m)
 {
+	static double last_p = 0.0;	/* 0: none yet */
+	static uint32_t last_k;
+	static uint64_t last_sketch_m;
 	bf_real		rate;
 	uint64_t	probes;
 	bf_real		per_probe;
@@ -1263,6 +1293,12 @@ bf_auto_shape(double p, uint32_t *k, uint64_t *sketch_m)
 	*sketch_m = 0;
 	if (!(p > 0.0 && p < 1.0))
 		return BF_FALSE_POSITIVE_RATE_RANGE;
+	if (p == last_p)
+	{
+		*k = last_k;
+		*sketch_m = last_sketch_m;
+		return BF_OK;
+	}
 	/* k = max(1, round(log2(1/p))) */
 	rate = bf_real_from_double(p);
 	probes = bf_real_to_u64(bf_real_round(bf_real_div(bf_real_neg(bf_real_log(rate)),
@@ -1281,6 +1317,9 @@ bf_auto_shape(double p, uint32_t *k, uint64_t *sketch_m)
 	while (bf_real_lt(bf_real_from_u64(5 * power), bits))
 		power <<= 1;
 	*sketch_m = 15 * power;
+	last_p = p;
+	last_k = *k;
+	last_sketch_m = *sketch_m;
 	return BF_OK;
 }
 
@@ -1358,6 +1397,49 @@ bf_hashset_move(const bf_hashset *from, bf_hashset *to)
  * (n values setting k bits each, none shared) meets the bound, or 0 if that
  * is beyond limit_m.
  */
+/*
+ * The exact phase's two searches (the largest m, and the first candidate)
+ * depend only on p, k, n and a limit, and an aggregate of many small groups
+ * asks for the same few over and over: for n < AUTO_MEMO_SIZE the last
+ * answer for each n is kept.
+ */
+#define AUTO_MEMO_SIZE 256
+
+typedef struct auto_memo
+{
+	double		p;
+	uint64_t	limit;
+	uint64_t	answer;
+	uint32_t	k;				/* 0: nothing kept */
+} auto_memo;
+
+static auto_memo auto_max_memo[AUTO_MEMO_SIZE];
+static auto_memo auto_first_memo[AUTO_MEMO_SIZE];
+
+static bool
+auto_memo_find(const auto_memo *memo, double p, uint32_t k, uint64_t n, uint64_t limit,
+			   uint64_t *answer)
+{
+	if (n >= AUTO_MEMO_SIZE || memo[n].k != k || memo[n].p != p || memo[n].limit != limit)
+		return false;
+	*answer = memo[n].answer;
+	return true;
+}
+
+static uint64_t
+auto_memo_keep(auto_memo *memo, double p, uint32_t k, uint64_t n, uint64_t limit,
+			   uint64_t answer)
+{
+	if (n < AUTO_MEMO_SIZE)
+	{
+		memo[n].p = p;
+		memo[n].limit = limit;
+		memo[n].answer = answer;
+		memo[n].k = k;
+	}
+	return answer;
+}
+
 uint64_t
 bf_auto_exact_max_m(uint64_t n, double p, uint32_t k, uint64_t limit_m)
 {
@@ -1366,6 +1448,8 @@ bf_auto_exact_max_m(uint64_t n, double p, uint32_t k, uint64_t limit_m)
 	bf_real		bound = auto_rate_bound(p);
 	uint64_t	most = n > UINT64_MAX / k ? UINT64_MAX : k * n;	/* X <= kn */
 
+	if (auto_memo_find(auto_max_memo, p, k, n, limit_m, &m))
+		return m;
 	(void) bf_optimal_shape(p, n > 0 ? (int64_t) n : 1, &m, &optimal_k);
 	for (m = auto_exact_ceil(m); m <= limit_m; m = auto_exact_next(m))
 	{
@@ -1373,9 +1457,9 @@ bf_auto_exact_max_m(uint64_t n, double p, uint32_t k, uint64_t limit_m)
 			: bf_real_from_u64(1);
 
 		if (bf_real_le(auto_rate(m, k, fill), bound))
-			return m;
+			return auto_memo_keep(auto_max_memo, p, k, n, limit_m, m);
 	}
-	return 0;
+	return auto_memo_keep(auto_max_memo, p, k, n, limit_m, 0);
 }
 
 uint64_t
@@ -1387,10 +1471,15 @@ bf_auto_choose_exact(const bf_hashset *set, double p, uint32_t k, uint64_t max_m
 	uint32_t	optimal_k;
 	bf_real		bound = auto_rate_bound(p);
 
-	(void) bf_optimal_shape(p, n > 0 ? (int64_t) n : 1, &m, &optimal_k);
-	m = auto_exact_ceil(m);
-	while (m < max_m && bf_real_lt(bound, auto_expected_rate(bf_real_from_u64(n), m, k)))
-		m = auto_exact_next(m);
+	/* the first candidate: the first m whose expected rate meets the bound */
+	if (!auto_memo_find(auto_first_memo, p, k, n, max_m, &m))
+	{
+		(void) bf_optimal_shape(p, n > 0 ? (int64_t) n : 1, &m, &optimal_k);
+		m = auto_exact_ceil(m);
+		while (m < max_m && bf_real_lt(bound, auto_expected_rate(bf_real_from_u64(n), m, k)))
+			m = auto_exact_next(m);
+		auto_memo_keep(auto_first_memo, p, k, n, max_m, m);
+	}
 	for (;; m = auto_exact_next(m))
 	{
 		size_t		nbytes = (size_t) bloom_payload_bytes(m);
