@@ -868,7 +868,10 @@ blocked_log_mode_poisson(bf_real lambda, uint64_t j)
 
 /*
  * blocked_rate in bf_real, to decide shapes by (0 < lambda < 512): the same
- * sum over the same range of j, to 1e-15 or better.
+ * sum over the same range of j, to 1e-15 or better, but for the tails: the
+ * terms P(j) (1 - q^j)^k are unimodal in j (both factors are log-concave),
+ * and fall from the mode downwards, so each direction stops at the first
+ * term below 2^-70 of the sum once they fall.
  */
 static bf_real
 blocked_rate_real(bf_real lambda, uint32_t k)
@@ -882,10 +885,12 @@ blocked_rate_real(bf_real lambda, uint32_t k)
 	uint64_t	last = bf_real_to_u64(bf_real_floor(bf_real_add(lambda, spread)));
 	bf_real		below = bf_real_sub(lambda, spread);
 	uint64_t	first = bf_real_lt(below, one) ? 1 : bf_real_to_u64(bf_real_ceil(below));
+	bf_real		tiny = bf_real_from_double(0x1p-70);
 	bf_real		mode_poisson,
 				mode_q,
 				poisson,
-				qj;
+				qj,
+				previous;
 	bf_real		sum = bf_real_from_u64(0);
 
 	if (mode == 0)
@@ -895,9 +900,15 @@ blocked_rate_real(bf_real lambda, uint32_t k)
 	mode_q = bf_real_pow_u32(q, (uint32_t) mode);
 	poisson = mode_poisson;
 	qj = mode_q;
+	previous = sum;
 	for (uint64_t j = mode; j <= last; j++)
 	{
-		sum = bf_real_add(sum, bf_real_mul(poisson, bf_real_pow_u32(bf_real_sub(one, qj), k)));
+		bf_real		term = bf_real_mul(poisson, bf_real_pow_u32(bf_real_sub(one, qj), k));
+
+		if (bf_real_lt(term, previous) && bf_real_lt(term, bf_real_mul(sum, tiny)))
+			break;
+		sum = bf_real_add(sum, term);
+		previous = term;
 		poisson = bf_real_div(bf_real_mul(poisson, lambda), bf_real_from_u64(j + 1));
 		qj = bf_real_mul(qj, q);
 	}
@@ -905,9 +916,14 @@ blocked_rate_real(bf_real lambda, uint32_t k)
 	qj = mode_q;
 	for (uint64_t j = mode - 1; mode >= 1 && j >= first; j--)
 	{
+		bf_real		term;
+
 		poisson = bf_real_div(bf_real_mul(poisson, bf_real_from_u64(j + 1)), lambda);
 		qj = bf_real_div(qj, q);
-		sum = bf_real_add(sum, bf_real_mul(poisson, bf_real_pow_u32(bf_real_sub(one, qj), k)));
+		term = bf_real_mul(poisson, bf_real_pow_u32(bf_real_sub(one, qj), k));
+		if (bf_real_lt(term, bf_real_mul(sum, tiny)))
+			break;
+		sum = bf_real_add(sum, term);
 	}
 	return sum;
 }
