@@ -153,8 +153,9 @@ for step in "${steps[@]}"; do
 	unit)
 		"${in_chroot[@]}" bash -c "mkdir -p build/$arch && ${make_there[*]} unitcheck" >"$log" 2>&1 || true
 		grep FAILED "$log" || true
-		read -r p f < <(sed -nE 's/^([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$log" | tail -n 1)
-		report unit "${p:-0}" "${f:-1}" $((SECONDS - start))
+		counts=$(sed -nE 's/^([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$log" | tail -n 1)
+		[ -n "$counts" ] || { tail -n 5 "$log"; counts="0 1"; }
+		report unit "${counts% *}" "${counts#* }" $((SECONDS - start))
 		;;
 	regress)
 		build_there
@@ -175,7 +176,7 @@ for step in "${steps[@]}"; do
 		PG_CONFIG=$PG15 test/pg_cluster.sh build/inst "$ROOT/test/arch.sh" --exchange-host \
 			"$target" "$arch" "$counts" 2>&1 | tee "$log" || true
 		p=0 f=1
-		[ -s "$counts" ] && read -r p f <"$counts"
+		if [ -s "$counts" ]; then read -r p f <"$counts"; fi
 		rm -f "$counts"
 		report exchange "$p" "$f" $((SECONDS - start))
 		;;
