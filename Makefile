@@ -20,6 +20,7 @@ EXTENSION  = bloomfilter
 MODULE_big = bloomfilter
 OBJS = \
 	src/core.o \
+	src/real.o \
 	src/codec.o \
 	src/bloom_pg.o \
 	src/bloom_io.o \

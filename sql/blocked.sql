@@ -52,6 +52,9 @@ SELECT count(*) AS false_negatives
 FROM blocked_filter, generate_series(1, 2000000) AS i
 WHERE NOT bloom_contains(f, i);
 
+-- the same bytes on every machine (md5 of the binary form, as on x86-64)
+SELECT md5(bloom_send(f)) AS binary_md5 FROM blocked_filter;
+
 -- the false-positive rate over 200,000 absent values is within 6 sigma of
 -- the target (sigma = sqrt(p (1 - p) / 200000) = 0.000222), as is
 -- bloom_info's expected rate of this filter

@@ -26,9 +26,10 @@
  *     m = ceil(-n ln p / (ln 2)^2)        k = max(1, round((m/n) ln 2))
  *
  * p = 0.01 and n = 100000 give m = 958506 (9.59 bits, 1.2 bytes per value)
- * and k = 7.  bf_optimal_shape computes this in double precision and
- * refuses k > BLOOM_K_MAX (p below about 4e-20) and m > BLOOM_M_MAX (a
- * filter that would not fit in PostgreSQL's 1 GB value limit).
+ * and k = 7.  bf_optimal_shape computes this in bf_real (see "the same
+ * shape on every machine" below) and refuses k > BLOOM_K_MAX (p below about
+ * 4e-20) and m > BLOOM_M_MAX (a filter that would not fit in PostgreSQL's
+ * 1 GB value limit).
  *
  * The formula for p treats the bits a lookup probes as independent, which
  * they are not quite: Bose et al. (2008) showed that it slightly
@@ -126,7 +127,8 @@
  * (bf_blocked_false_positive_rate).  At scheme 1's m and k this is 1.16%
  * instead of 1% at p = 0.01, so a blocked filter is sized by this formula,
  * not the classical one: bf_blocked_shape bisects for the largest lambda
- * that meets p for each k, and keeps the k that needs the fewest blocks.
+ * that meets p for each k (the number of blocks that gives is then checked
+ * in bf_real), and keeps the k that needs the fewest blocks.
  * Fewer probes than (m/n) ln 2 are best, because the rate is dominated by
  * the fuller blocks.  The cost in bits over scheme 1 is 0.8% at p = 0.1,
  * 3.2% at 0.01 (k = 6 instead of 7), 7.7% at 0.001, 14% at 1e-4 and 34%
@@ -169,6 +171,36 @@
  * probability X/m.
  *
  *
+ * the same shape on every machine
+ * -------------------------------
+ *
+ * Filters combine (OR, AND, union estimates) only when their shapes are
+ * equal, and golden results pin shapes, so the shape chosen for p and n, or
+ * for a set of values, must not depend on the machine.  Double arithmetic
+ * does: the x87 unit of i386 keeps 80-bit intermediates, compilers for
+ * arm64 and s390x fuse multiplications and additions, and log, exp and pow
+ * differ in their last bit between C libraries.  A decision whose exact
+ * value lies within such an error of its boundary (m = ceil(x) with x
+ * within 1e-15 of an integer, k = round(log2(1/p)) near a half-integer,
+ * the blocked rate against p, a self-sized candidate's rate against its
+ * bound) goes one way on one machine and the other way on another.  No
+ * margin helps, since some inputs fall on any margin; nor do compiler flags
+ * (-ffloat-store, -ffp-contract=off): an extension is built with the
+ * server's flags, and the C library would still differ.
+ *
+ * So every decision is made in bf_real (real.c): floating point with a
+ * 64-bit mantissa done with integer operations, with its own log, log1p,
+ * exp, expm1 and sqrt, which gives the same bits everywhere, within a few
+ * units of 2^-64 of the exact values.  The decisions are those of the
+ * formulas, exactly, except within about 1e-18 of a boundary, where they
+ * are still the same on every machine.  Doubles only report (estimates,
+ * rates) and guide searches whose answer they do not decide: the blocked
+ * shape's bisection gives a guess that bf_real checks and corrects.  On
+ * x86-64 the shapes are the earlier double code's, except where that code
+ * was off by one at a boundary itself (within a few 1e-16 of it: such
+ * rates have to be constructed; test/unit.c pins some).
+ *
+ *
  * bit layout
  * ----------
  *
@@ -180,14 +212,17 @@
  * words, and the whole-array operations below load 8 bytes at a time through
  * memcpy (a plain unaligned load on the usual machines, which the compiler
  * can vectorize): OR, AND and popcount do not care about the order of bits
- * within a word.
+ * within a word.  Folding does (it ORs runs of neighbouring bits), so it
+ * reads and writes its words as little-endian ones (load_le_word), and a
+ * big-endian machine folds to the same bytes.  test/unit.c pins the bytes
+ * of filters built by every path (bf_add, the adder, OR and AND, folds,
+ * self-sizing) with digests computed on x86-64.
  */
 #include "core.h"
 
 #include <math.h>
 
-/* ln 2; M_LN2 is not in ISO C. */
-#define BF_LN2 0.693147180559945309417232121458176568
+#include "real.h"
 
 void		(*bf_interrupt_hook) (void) = NULL;
 
@@ -242,15 +277,24 @@ bf_check_shape(int64_t m, int64_t k)
 	return BF_OK;
 }
 
+/* (ln 2)^2, rounded to 64 bits */
+static const bf_real real_ln2_squared = {UINT64_C(0xf5fdeffc162c7543), -65, false};
+
 /*
  * k depends (almost) only on p, so BF_K_RANGE is reported before
  * BF_TOO_LARGE: a rate below about 1e-19 is refused whatever the capacity.
+ * Computing the shape in bf_real takes a few microseconds, so the last one
+ * is remembered (a query may ask for the same one on every row).
  */
 bf_status
 bf_optimal_shape(double p, int64_t n, uint64_t *m, uint32_t *k)
 {
-	double		bits;
-	double		probes;
+	static double last_p;
+	static int64_t last_n = 0;	/* 0: none yet */
+	static uint64_t last_m;
+	static uint32_t last_k;
+	bf_real		bits;
+	uint64_t	probes;
 
 	*m = 0;
 	*k = 0;
@@ -259,19 +303,37 @@ bf_optimal_shape(double p, int64_t n, uint64_t *m, uint32_t *k)
 		return BF_FALSE_POSITIVE_RATE_RANGE;
 	if (n < 1)
 		return BF_CAPACITY_RANGE;
+	if (n == last_n && p == last_p)
+	{
+		*m = last_m;
+		*k = last_k;
+		goto checked;
+	}
 
-	bits = ceil(-(double) n * log(p) / (BF_LN2 * BF_LN2));
-	probes = round(bits / (double) n * BF_LN2);
-	if (probes < 1.0)
-		probes = 1.0;
+	/* m = ceil(-n ln p / (ln 2)^2), k = max(1, round((m/n) ln 2)) */
+	{
+		bf_real		capacity = bf_real_from_u64((uint64_t) n);
+		bf_real		minus_log_p = bf_real_neg(bf_real_log(bf_real_from_double(p)));
 
-	/* Converting a double beyond the target's range is undefined: clamp. */
-	*m = bits >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t) bits;
-	*k = probes >= 4294967295.0 ? UINT32_MAX : (uint32_t) probes;
+		bits = bf_real_ceil(bf_real_div(bf_real_mul(capacity, minus_log_p), real_ln2_squared));
+		probes = bf_real_to_u64(bf_real_round(bf_real_mul(bf_real_div(bits, capacity),
+														  bf_real_ln2)));
+	}
+	if (probes < 1)
+		probes = 1;
 
-	if (probes > BLOOM_K_MAX)
+	/* both saturate rather than wrap */
+	*m = bf_real_to_u64(bits);
+	*k = probes >= UINT32_MAX ? UINT32_MAX : (uint32_t) probes;
+	last_p = p;
+	last_n = n;
+	last_m = *m;
+	last_k = *k;
+
+checked:
+	if (*k > BLOOM_K_MAX)
 		return BF_K_RANGE;
-	if (bits > (double) BLOOM_M_MAX)
+	if (*m > BLOOM_M_MAX)
 		return BF_TOO_LARGE;
 	return BF_OK;
 }
@@ -390,6 +452,11 @@ bf_adder_flush(bf_adder *adder)
  */
 #define BF_STRIDE_WORDS (BF_INTERRUPT_STRIDE / 8)
 
+/*
+ * Eight bytes as a word in the machine's order: for OR, AND and popcount,
+ * which treat every bit alike, the order of the bits within a word does
+ * not matter.
+ */
 static inline uint64_t
 load_word(const uint8_t *p)
 {
@@ -404,6 +471,36 @@ store_word(uint8_t *p, uint64_t word)
 {
 	memcpy(p, &word, sizeof(word));
 }
+
+/*
+ * Eight bytes as a little-endian word: bit i of the word is bit i of the
+ * layout (bloom.h).  Whatever shifts or masks bits by position (folding)
+ * goes through these, so that a big-endian machine computes the same
+ * bytes; there the compiler turns the byte loops into a byte-reversed load
+ * or store.
+ */
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
+	__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define load_le_word load_word
+#define store_le_word store_word
+#else
+static inline uint64_t
+load_le_word(const uint8_t *p)
+{
+	uint64_t	word = 0;
+
+	for (int i = 7; i >= 0; i--)
+		word = word << 8 | p[i];
+	return word;
+}
+
+static inline void
+store_le_word(uint8_t *p, uint64_t word)
+{
+	for (int i = 0; i < 8; i++, word >>= 8)
+		p[i] = (uint8_t) word;
+}
+#endif
 
 static inline void
 check_interrupts(void)
@@ -727,6 +824,174 @@ bf_blocked_false_positive_rate(uint64_t m, uint32_t k, double n)
 	return blocked_rate(n / (double) (m / BLOOM_BLOCK_BITS), k);
 }
 
+/*
+ * ln P(j; lambda) = -lambda + j ln lambda - ln j! at j = floor(lambda) >= 1,
+ * in bf_real.  From j = 50 on, with Stirling's series for ln j!, it is
+ * j ln(lambda / j) + (j - lambda) - ln(2 pi j) / 2 - S(j), which cancels
+ * nothing (S(j) = 1/(12j) - 1/(360j^3) + 1/(1260j^5) - 1/(1680j^7), off by
+ * less than 1e-18 there).
+ */
+static bf_real
+blocked_log_mode_poisson(bf_real lambda, uint64_t j)
+{
+	const bf_real two_pi = {UINT64_C(0xc90fdaa22168c235), -61, false};
+	bf_real		whole = bf_real_from_u64(j);
+	bf_real		series = bf_real_from_u64(0);
+	static const uint64_t denominators[] = {12, 360, 1260, 1680};
+	bf_real		power;
+	bf_real		result;
+
+	if (j < 50)
+	{
+		bf_real		factorial = bf_real_from_u64(1);
+
+		for (uint64_t i = 2; i <= j; i++)
+			factorial = bf_real_mul(factorial, bf_real_from_u64(i));
+		return bf_real_sub(bf_real_sub(bf_real_mul(whole, bf_real_log(lambda)), lambda),
+						   bf_real_log(factorial));
+	}
+	power = whole;
+	for (int i = 0; i < 4; i++)
+	{
+		bf_real		term = bf_real_div(bf_real_from_u64(1),
+									   bf_real_mul(bf_real_from_u64(denominators[i]), power));
+
+		series = i % 2 == 0 ? bf_real_add(series, term) : bf_real_sub(series, term);
+		power = bf_real_mul(power, bf_real_mul(whole, whole));
+	}
+	result = bf_real_mul(whole, bf_real_log1p(bf_real_div(bf_real_sub(lambda, whole), whole)));
+	result = bf_real_add(result, bf_real_sub(whole, lambda));
+	result = bf_real_sub(result, bf_real_div(bf_real_log(bf_real_mul(two_pi, whole)),
+											 bf_real_from_u64(2)));
+	return bf_real_sub(result, series);
+}
+
+/*
+ * blocked_rate in bf_real, to decide shapes by (0 < lambda < 512): the same
+ * sum over the same range of j, to 1e-15 or better, but for the tails: the
+ * terms P(j) (1 - q^j)^k are unimodal in j (both factors are log-concave),
+ * and fall from the mode downwards, so each direction stops at the first
+ * term below 2^-70 of the sum once they fall.
+ */
+static bf_real
+blocked_rate_real(bf_real lambda, uint32_t k)
+{
+	bf_real		q = bf_real_pow_u32(bf_real_div(bf_real_from_u64(BLOOM_BLOCK_BITS - 1),
+												bf_real_from_u64(BLOOM_BLOCK_BITS)), k);
+	bf_real		one = bf_real_from_u64(1);
+	bf_real		spread = bf_real_add(bf_real_mul(bf_real_from_u64(12), bf_real_sqrt(lambda)),
+									 bf_real_from_u64(12));
+	uint64_t	mode = bf_real_to_u64(bf_real_floor(lambda));
+	uint64_t	last = bf_real_to_u64(bf_real_floor(bf_real_add(lambda, spread)));
+	bf_real		below = bf_real_sub(lambda, spread);
+	uint64_t	first = bf_real_lt(below, one) ? 1 : bf_real_to_u64(bf_real_ceil(below));
+	bf_real		tiny = bf_real_from_double(0x1p-70);
+	bf_real		mode_poisson,
+				mode_q,
+				poisson,
+				qj,
+				previous;
+	bf_real		sum = bf_real_from_u64(0);
+
+	if (mode == 0)
+		mode_poisson = bf_real_exp(bf_real_neg(lambda));
+	else
+		mode_poisson = bf_real_exp(blocked_log_mode_poisson(lambda, mode));
+	mode_q = bf_real_pow_u32(q, (uint32_t) mode);
+	poisson = mode_poisson;
+	qj = mode_q;
+	previous = sum;
+	for (uint64_t j = mode; j <= last; j++)
+	{
+		bf_real		term = bf_real_mul(poisson, bf_real_pow_u32(bf_real_sub(one, qj), k));
+
+		if (bf_real_lt(term, previous) && bf_real_lt(term, bf_real_mul(sum, tiny)))
+			break;
+		sum = bf_real_add(sum, term);
+		previous = term;
+		poisson = bf_real_div(bf_real_mul(poisson, lambda), bf_real_from_u64(j + 1));
+		qj = bf_real_mul(qj, q);
+	}
+	poisson = mode_poisson;
+	qj = mode_q;
+	for (uint64_t j = mode - 1; mode >= 1 && j >= first; j--)
+	{
+		bf_real		term;
+
+		poisson = bf_real_div(bf_real_mul(poisson, bf_real_from_u64(j + 1)), lambda);
+		qj = bf_real_div(qj, q);
+		term = bf_real_mul(poisson, bf_real_pow_u32(bf_real_sub(one, qj), k));
+		if (bf_real_lt(term, bf_real_mul(sum, tiny)))
+			break;
+		sum = bf_real_add(sum, term);
+	}
+	return sum;
+}
+
+/*
+ * Whether blocks blocks hold n values at rate p with k probes, decided in
+ * bf_real.  The rate increases with lambda = n / blocks, and it is above p
+ * at lambda = 512 for the k tried (bf_blocked_shape), so from there on the
+ * answer is no without a sum.
+ */
+static bool
+blocked_holds(int64_t n, uint64_t blocks, uint32_t k, bf_real p)
+{
+	if ((uint64_t) n >= blocks * BLOOM_BLOCK_BITS)
+		return false;
+	return bf_real_le(blocked_rate_real(bf_real_div(bf_real_from_u64((uint64_t) n),
+													bf_real_from_u64(blocks)), k), p);
+}
+
+/*
+ * The fewest blocks, at most limit, that hold n values at rate p with k
+ * probes, or 0 if none do: a search from guess, outwards in steps that
+ * double, then by bisection.  The answer does not depend on the guess, which
+ * only makes it fast (a good one costs two sums).
+ */
+static uint64_t
+blocked_fewest_blocks(int64_t n, uint32_t k, bf_real p, uint64_t guess, uint64_t limit)
+{
+	uint64_t	low,			/* 0 or a number that does not hold */
+				high;			/* a number that holds */
+
+	guess = guess < 1 ? 1 : guess > limit ? limit : guess;
+	if (blocked_holds(n, guess, k, p))
+	{
+		high = guess;
+		for (uint64_t step = 1;; step *= 2)
+		{
+			low = high > step ? high - step : 0;
+			if (low == 0 || !blocked_holds(n, low, k, p))
+				break;
+			high = low;
+		}
+	}
+	else
+	{
+		low = guess;
+		for (uint64_t step = 1;; step *= 2)
+		{
+			if (low >= limit)
+				return 0;
+			high = limit - low > step ? low + step : limit;
+			if (blocked_holds(n, high, k, p))
+				break;
+			low = high;
+		}
+	}
+	while (high - low > 1)
+	{
+		uint64_t	middle = low + (high - low) / 2;
+
+		if (blocked_holds(n, middle, k, p))
+			high = middle;
+		else
+			low = middle;
+	}
+	return high;
+}
+
 #define BF_BLOCKED_K_RANGE 10
 
 bf_status
@@ -735,6 +1000,7 @@ bf_blocked_shape(double p, int64_t n, uint64_t *m, uint32_t *k)
 	uint64_t	classic_m;
 	uint32_t	classic_k;
 	bf_status	status = bf_optimal_shape(p, n, &classic_m, &classic_k);
+	bf_real		rate = bf_real_from_double(p);
 	uint64_t	best_blocks = 0;
 	uint32_t	best_k = 0;
 
@@ -745,10 +1011,12 @@ bf_blocked_shape(double p, int64_t n, uint64_t *m, uint32_t *k)
 
 	/*
 	 * The rate is a function of lambda = n / blocks for each k, increasing
-	 * in lambda: bisect for the largest lambda that meets p, then take the
-	 * fewest blocks that keep lambda at or below it.  Blocking calls for
-	 * fewer probes than k = (m/n) ln 2 (the blocks that got more than their
-	 * share of values dominate the rate), so k from that down by up to
+	 * in lambda: bisect for the largest lambda that meets p, which gives
+	 * the fewest blocks that keep lambda at or below it; that number is
+	 * then checked, and corrected if need be, in bf_real (blocked_holds),
+	 * so that every machine finds the same.  Blocking calls for fewer
+	 * probes than k = (m/n) ln 2 (the blocks that got more than their share
+	 * of values dominate the rate), so k from that down by up to
 	 * BF_BLOCKED_K_RANGE are tried (the best k is 7 below it at p = 1e-8).
 	 */
 	for (uint32_t probes = classic_k > BF_BLOCKED_K_RANGE ? classic_k - BF_BLOCKED_K_RANGE : 1;
@@ -756,10 +1024,12 @@ bf_blocked_shape(double p, int64_t n, uint64_t *m, uint32_t *k)
 	{
 		double		low = 0.0,
 					high = (double) BLOOM_BLOCK_BITS;
-		double		blocks;
+		double		guess;
+		uint64_t	blocks;
 
-		if (blocked_rate(high, probes) <= p)
-			continue;			/* p >= the rate of 512 values a block */
+		/* p >= the rate of 512 values a block */
+		if (bf_real_le(blocked_rate_real(bf_real_from_u64(BLOOM_BLOCK_BITS), probes), rate))
+			continue;
 		for (int i = 0; i < 40; i++)
 		{
 			double		mid = 0.5 * (low + high);
@@ -769,16 +1039,13 @@ bf_blocked_shape(double p, int64_t n, uint64_t *m, uint32_t *k)
 			else
 				high = mid;
 		}
-		if (low <= 0.0)
-			continue;
-		blocks = ceil((double) n / low);
-		while (blocked_rate((double) n / blocks, probes) > p)
-			blocks += 1.0;
-		if (blocks * BLOOM_BLOCK_BITS > (double) BLOOM_M_MAX)
-			continue;
-		if (best_blocks == 0 || (uint64_t) blocks < best_blocks)
+		guess = low > 0.0 ? ceil((double) n / low) : (double) UINT64_MAX;
+		blocks = blocked_fewest_blocks(n, probes, rate,
+									   guess < (double) UINT64_MAX ? (uint64_t) guess : UINT64_MAX,
+									   BLOOM_M_MAX / BLOOM_BLOCK_BITS);
+		if (blocks != 0 && (best_blocks == 0 || blocks < best_blocks))
 		{
-			best_blocks = (uint64_t) blocks;
+			best_blocks = blocks;
 			best_k = probes;
 		}
 	}
@@ -823,7 +1090,7 @@ bf_default_shape(double p, int64_t n, uint64_t *m, uint32_t *k, uint8_t *scheme)
 		last_k = blocked_k;
 	}
 	if (blocked_m != 0 &&
-		(double) blocked_m <= (1.0 + BF_BLOCKED_MAX_GROWTH) * (double) *m)
+		blocked_m * 100 <= *m * (100 + BF_BLOCKED_MAX_GROWTH_PERCENT))
 	{
 		*m = blocked_m;
 		*k = blocked_k;
@@ -934,67 +1201,141 @@ auto_exact_ceil(uint64_t m)
  * hashing's share: f^k + (2 / (1 - f)^2 + 3) f / (k m).  See "holding the
  * target".
  */
-static double
-auto_rate(uint64_t m, uint32_t k, double fill)
+static bf_real
+auto_rate(uint64_t m, uint32_t k, bf_real fill)
 {
-	if (fill >= 1.0)
-		return 1.0;
-	return pow(fill, (double) k) +
-		(2.0 / ((1.0 - fill) * (1.0 - fill)) + 3.0) * fill / ((double) k * (double) m);
+	bf_real		one = bf_real_from_u64(1);
+	bf_real		empty;
+	bf_real		share;
+
+	if (!bf_real_lt(fill, one))
+		return one;
+	empty = bf_real_sub(one, fill);
+	share = bf_real_add(bf_real_div(bf_real_from_u64(2), bf_real_mul(empty, empty)),
+						bf_real_from_u64(3));
+	share = bf_real_div(bf_real_mul(share, fill),
+						bf_real_mul(bf_real_from_u64(k), bf_real_from_u64(m)));
+	return bf_real_add(bf_real_pow_u32(fill, k), share);
 }
 
 /* The same, expected after n distinct values: f = 1 - (1 - 1/m)^(kn). */
-static double
-auto_expected_rate(double n, uint64_t m, uint32_t k)
+static bf_real
+auto_expected_rate(bf_real n, uint64_t m, uint32_t k)
 {
-	return auto_rate(m, k, -expm1((double) k * n * log1p(-1.0 / (double) m)));
+	bf_real		zero = bf_real_from_u64(0);
+	bf_real		fill;
+
+	if (bf_real_cmp(n, zero) == 0)
+		fill = zero;
+	else if (m == 1)
+		fill = bf_real_from_u64(1);
+	else
+	{
+		bf_real		step = bf_real_log1p(bf_real_neg(bf_real_div(bf_real_from_u64(1),
+																 bf_real_from_u64(m))));
+
+		fill = bf_real_neg(bf_real_expm1(bf_real_mul(bf_real_mul(bf_real_from_u64(k), n), step)));
+	}
+	return auto_rate(m, k, fill);
+}
+
+/*
+ * (1 - delta) p, delta = min(1/10, 3 sqrt((1 - p) / (100000 p))); the last
+ * one is remembered.
+ */
+static bf_real
+auto_rate_bound(double p)
+{
+	static double last_p = 0.0;	/* 0: none yet */
+	static bf_real last_bound;
+	bf_real		rate = bf_real_from_double(p);
+	bf_real		one = bf_real_from_u64(1);
+	bf_real		most = bf_real_div(one, bf_real_from_u64(10));
+	bf_real		delta;
+
+	if (p == last_p)
+		return last_bound;
+	delta = bf_real_div(bf_real_sub(one, rate), bf_real_mul(bf_real_from_u64(100000), rate));
+	delta = bf_real_mul(bf_real_from_u64(3), bf_real_sqrt(delta));
+	if (bf_real_lt(most, delta))
+		delta = most;
+	last_bound = bf_real_mul(bf_real_sub(one, delta), rate);
+	last_p = p;
+	return last_bound;
+}
+
+static bool
+auto_holds(uint64_t m, uint32_t k, uint64_t bits_set, bf_real bound)
+{
+	bf_real		fill = bf_real_div(bf_real_from_u64(bits_set), bf_real_from_u64(m));
+
+	return bf_real_le(auto_rate(m, k, fill), bound);
 }
 
 double
 bf_auto_rate_bound(double p)
 {
-	double		delta = 3.0 * sqrt((1.0 - p) / (100000.0 * p));
-
-	if (delta > 0.1)
-		delta = 0.1;
-	return (1.0 - delta) * p;
+	return bf_real_to_double(auto_rate_bound(p));
 }
 
 double
 bf_auto_rate(uint64_t m, uint32_t k, uint64_t bits_set)
 {
-	return auto_rate(m, k, (double) bits_set / (double) m);
+	return bf_real_to_double(auto_rate(m, k, bf_real_div(bf_real_from_u64(bits_set),
+														 bf_real_from_u64(m))));
 }
 
 bool
 bf_auto_holds(uint64_t m, uint32_t k, uint64_t bits_set, double p)
 {
-	return bf_auto_rate(m, k, bits_set) <= bf_auto_rate_bound(p);
+	return auto_holds(m, k, bits_set, auto_rate_bound(p));
 }
 
+/* Remembers the last p, as bf_optimal_shape does (a state is made per group). */
 bf_status
 bf_auto_shape(double p, uint32_t *k, uint64_t *sketch_m)
 {
-	double		probes;
-	double		bits_per_value;
+	static double last_p = 0.0;	/* 0: none yet */
+	static uint32_t last_k;
+	static uint64_t last_sketch_m;
+	bf_real		rate;
+	uint64_t	probes;
+	bf_real		per_probe;
+	bf_real		bits_per_value;
+	bf_real		bits;
 	uint64_t	power = 1;
 
 	*k = 0;
 	*sketch_m = 0;
 	if (!(p > 0.0 && p < 1.0))
 		return BF_FALSE_POSITIVE_RATE_RANGE;
-	probes = round(-log(p) / BF_LN2);
-	if (probes < 1.0)
-		probes = 1.0;
-	*k = probes >= 4294967295.0 ? UINT32_MAX : (uint32_t) probes;
+	if (p == last_p)
+	{
+		*k = last_k;
+		*sketch_m = last_sketch_m;
+		return BF_OK;
+	}
+	/* k = max(1, round(log2(1/p))) */
+	rate = bf_real_from_double(p);
+	probes = bf_real_to_u64(bf_real_round(bf_real_div(bf_real_neg(bf_real_log(rate)),
+													  bf_real_ln2)));
+	if (probes < 1)
+		probes = 1;
+	*k = probes >= UINT32_MAX ? UINT32_MAX : (uint32_t) probes;
 	if (probes > BLOOM_K_MAX)
 		return BF_K_RANGE;
 
-	/* m/n at which the expected rate is the bound */
-	bits_per_value = -probes / log1p(-pow(bf_auto_rate_bound(p), 1.0 / probes));
-	while (5.0 * (double) power < bits_per_value * BF_AUTO_GUARANTEED_CAPACITY)
+	/* m/n at which the expected rate is the bound: -k / ln(1 - bound^(1/k)) */
+	per_probe = bf_real_exp(bf_real_div(bf_real_log(auto_rate_bound(p)), bf_real_from_u64(probes)));
+	bits_per_value = bf_real_div(bf_real_from_u64(probes),
+								 bf_real_neg(bf_real_log1p(bf_real_neg(per_probe))));
+	bits = bf_real_mul(bits_per_value, bf_real_from_u64(BF_AUTO_GUARANTEED_CAPACITY));
+	while (bf_real_lt(bf_real_from_u64(5 * power), bits))
 		power <<= 1;
 	*sketch_m = 15 * power;
+	last_p = p;
+	last_k = *k;
+	last_sketch_m = *sketch_m;
 	return BF_OK;
 }
 
@@ -1072,22 +1413,69 @@ bf_hashset_move(const bf_hashset *from, bf_hashset *to)
  * (n values setting k bits each, none shared) meets the bound, or 0 if that
  * is beyond limit_m.
  */
+/*
+ * The exact phase's two searches (the largest m, and the first candidate)
+ * depend only on p, k, n and a limit, and an aggregate of many small groups
+ * asks for the same few over and over: for n < AUTO_MEMO_SIZE the last
+ * answer for each n is kept.
+ */
+#define AUTO_MEMO_SIZE 256
+
+typedef struct auto_memo
+{
+	double		p;
+	uint64_t	limit;
+	uint64_t	answer;
+	uint32_t	k;				/* 0: nothing kept */
+} auto_memo;
+
+static auto_memo auto_max_memo[AUTO_MEMO_SIZE];
+static auto_memo auto_first_memo[AUTO_MEMO_SIZE];
+
+static bool
+auto_memo_find(const auto_memo *memo, double p, uint32_t k, uint64_t n, uint64_t limit,
+			   uint64_t *answer)
+{
+	if (n >= AUTO_MEMO_SIZE || memo[n].k != k || memo[n].p != p || memo[n].limit != limit)
+		return false;
+	*answer = memo[n].answer;
+	return true;
+}
+
+static uint64_t
+auto_memo_keep(auto_memo *memo, double p, uint32_t k, uint64_t n, uint64_t limit,
+			   uint64_t answer)
+{
+	if (n < AUTO_MEMO_SIZE)
+	{
+		memo[n].p = p;
+		memo[n].limit = limit;
+		memo[n].answer = answer;
+		memo[n].k = k;
+	}
+	return answer;
+}
+
 uint64_t
 bf_auto_exact_max_m(uint64_t n, double p, uint32_t k, uint64_t limit_m)
 {
 	uint64_t	m = 0;
 	uint32_t	optimal_k;
-	double		bound = bf_auto_rate_bound(p);
+	bf_real		bound = auto_rate_bound(p);
+	uint64_t	most = n > UINT64_MAX / k ? UINT64_MAX : k * n;	/* X <= kn */
 
+	if (auto_memo_find(auto_max_memo, p, k, n, limit_m, &m))
+		return m;
 	(void) bf_optimal_shape(p, n > 0 ? (int64_t) n : 1, &m, &optimal_k);
 	for (m = auto_exact_ceil(m); m <= limit_m; m = auto_exact_next(m))
 	{
-		double		most = (double) k * (double) n;
+		bf_real		fill = most < m ? bf_real_div(bf_real_from_u64(most), bf_real_from_u64(m))
+			: bf_real_from_u64(1);
 
-		if (auto_rate(m, k, most < (double) m ? most / (double) m : 1.0) <= bound)
-			return m;
+		if (bf_real_le(auto_rate(m, k, fill), bound))
+			return auto_memo_keep(auto_max_memo, p, k, n, limit_m, m);
 	}
-	return 0;
+	return auto_memo_keep(auto_max_memo, p, k, n, limit_m, 0);
 }
 
 uint64_t
@@ -1097,12 +1485,17 @@ bf_auto_choose_exact(const bf_hashset *set, double p, uint32_t k, uint64_t max_m
 	uint64_t	n = set->count;
 	uint64_t	m = 0;
 	uint32_t	optimal_k;
-	double		bound = bf_auto_rate_bound(p);
+	bf_real		bound = auto_rate_bound(p);
 
-	(void) bf_optimal_shape(p, n > 0 ? (int64_t) n : 1, &m, &optimal_k);
-	m = auto_exact_ceil(m);
-	while (m < max_m && auto_expected_rate((double) n, m, k) > bound)
-		m = auto_exact_next(m);
+	/* the first candidate: the first m whose expected rate meets the bound */
+	if (!auto_memo_find(auto_first_memo, p, k, n, max_m, &m))
+	{
+		(void) bf_optimal_shape(p, n > 0 ? (int64_t) n : 1, &m, &optimal_k);
+		m = auto_exact_ceil(m);
+		while (m < max_m && bf_real_lt(bound, auto_expected_rate(bf_real_from_u64(n), m, k)))
+			m = auto_exact_next(m);
+		auto_memo_keep(auto_first_memo, p, k, n, max_m, m);
+	}
 	for (;; m = auto_exact_next(m))
 	{
 		size_t		nbytes = (size_t) bloom_payload_bytes(m);
@@ -1112,7 +1505,7 @@ bf_auto_choose_exact(const bf_hashset *set, double p, uint32_t k, uint64_t max_m
 		memset(bits, 0, nbytes);
 		while (bf_hashset_next(set, &iter, &hash))
 			bf_add_hash(bits, m, k, hash);
-		if (m >= max_m || bf_auto_holds(m, k, bf_popcount(bits, nbytes), p))
+		if (m >= max_m || auto_holds(m, k, bf_popcount(bits, nbytes), bound))
 			return m;
 	}
 }
@@ -1205,7 +1598,7 @@ fold_plan_init(fold_plan *plan, const uint8_t *src, uint64_t src_m, uint64_t dst
 static inline uint64_t
 fold_load(const fold_plan *plan, uint64_t index)
 {
-	return index < plan->src_words ? load_word(plan->src + 8 * index) : 0;
+	return index < plan->src_words ? load_le_word(plan->src + 8 * index) : 0;
 }
 
 /* Whether any source bit in [from, from + count) is set. */
@@ -1316,7 +1709,7 @@ bf_fold(const uint8_t *src, uint64_t src_m, uint8_t *dst, uint64_t dst_m)
 	{
 		if (w % BF_STRIDE_WORDS == BF_STRIDE_WORDS - 1)
 			check_interrupts();
-		store_word(dst + 8 * w, fold_word(&plan, w));
+		store_le_word(dst + 8 * w, fold_word(&plan, w));
 	}
 }
 
@@ -1337,7 +1730,7 @@ bf_fold_popcount(const uint8_t *src, uint64_t src_m, uint64_t dst_m)
 		if (start % BF_STRIDE_WORDS == 0 && start > 0)
 			check_interrupts();
 		for (uint64_t w = 0; w < n; w++)
-			store_word(buffer + 8 * w, fold_word(&plan, start + w));
+			store_le_word(buffer + 8 * w, fold_word(&plan, start + w));
 		count += popcount_stride(buffer, (size_t) n);
 	}
 	return count;
@@ -1372,19 +1765,23 @@ uint64_t
 bf_auto_choose_sketch(const uint8_t *bits, uint64_t sketch_m, uint32_t k, double p)
 {
 	uint64_t	bits_set = bf_popcount(bits, (size_t) bloom_payload_bytes(sketch_m));
-	double		n = bf_estimate_cardinality(sketch_m, k, BLOOM_HASH_XXH3_EDH, bits_set);
-	double		bound = bf_auto_rate_bound(p);
+	bf_real		bound = auto_rate_bound(p);
+	bf_real		n;
 	uint64_t	m;
 
-	if (isinf(n))
+	if (bits_set >= sketch_m)
 		return 0;
+	/* the Swamidass-Baldi estimate, -(M/k) ln(1 - X/M) */
+	n = bf_real_log1p(bf_real_neg(bf_real_div(bf_real_from_u64(bits_set),
+											  bf_real_from_u64(sketch_m))));
+	n = bf_real_neg(bf_real_mul(bf_real_div(bf_real_from_u64(sketch_m), bf_real_from_u64(k)), n));
 	/* from the size the estimate predicts, until a candidate meets the bound */
 	for (m = bf_auto_ladder_next(sketch_m, 0);
-		 m != 0 && m < sketch_m && auto_expected_rate(n, m, k) > bound;
+		 m != 0 && m < sketch_m && bf_real_lt(bound, auto_expected_rate(n, m, k));
 		 m = bf_auto_ladder_next(sketch_m, m))
 		;
 	for (; m != 0; m = bf_auto_ladder_next(sketch_m, m))
-		if (bf_auto_holds(m, k, bf_fold_popcount(bits, sketch_m, m), p))
+		if (auto_holds(m, k, bf_fold_popcount(bits, sketch_m, m), bound))
 			return m;
 	return 0;
 }

@@ -4,8 +4,9 @@
  * Sizing, hashing of canonical bytes, setting and testing bits, word-wise
  * OR/AND/popcount, the Swamidass-Baldi estimates, and the text and binary
  * codecs with their validation.  core.c explains the formulas and the hash
- * scheme; codec.c the serialized forms.  Everything here can be unit-tested
- * and fuzzed without a server (see test/).
+ * scheme; codec.c the serialized forms; real.c the arithmetic that sizing
+ * decisions are made in, the same on every machine.  Everything here can
+ * be unit-tested and fuzzed without a server (see test/).
  *
  * All core functions are prefixed bf_.
  */
@@ -73,10 +74,10 @@ extern void (*bf_interrupt_hook) (void);
 
 /*
  * New filters of at least this many bytes under scheme 1 are blocked
- * (scheme 2) when that costs at most BF_BLOCKED_MAX_GROWTH more bits.
+ * (scheme 2) when that costs at most BF_BLOCKED_MAX_GROWTH_PERCENT more bits.
  */
 #define BF_BLOCKED_MIN_BYTES ((uint64_t) 2 << 20)
-#define BF_BLOCKED_MAX_GROWTH 0.10
+#define BF_BLOCKED_MAX_GROWTH_PERCENT 10
 
 /* Check an explicit shape: m in [1, BLOOM_M_MAX], k in [BLOOM_K_MIN, BLOOM_K_MAX]. */
 extern bf_status bf_check_shape(int64_t m, int64_t k);
@@ -98,7 +99,7 @@ extern bf_status bf_blocked_shape(double p, int64_t n, uint64_t *m, uint32_t *k)
 /*
  * The shape of a new filter for p and n (bloom_empty, bloom_agg): the
  * optimal scheme 1 shape, unless that is at least BF_BLOCKED_MIN_BYTES and
- * the blocked shape is at most BF_BLOCKED_MAX_GROWTH larger; then that.
+ * the blocked shape is at most BF_BLOCKED_MAX_GROWTH_PERCENT larger; then that.
  * Same statuses as bf_optimal_shape, which decides them.
  */
 extern bf_status bf_default_shape(double p, int64_t n, uint64_t *m, uint32_t *k,
@@ -545,7 +546,7 @@ extern bf_status bf_base64_decode(const char *src, size_t len, uint8_t *dst,
 /* Distinct values kept exactly, as 128-bit hashes, before the sketch phase. */
 #define BF_AUTO_EXACT_LIMIT ((uint64_t) 1 << 17)
 /* The sketch's M / 3 bits hold this many values at the bound. */
-#define BF_AUTO_GUARANTEED_CAPACITY 10000000.0
+#define BF_AUTO_GUARANTEED_CAPACITY UINT64_C(10000000)
 
 /*
  * k for false-positive rate p, max(1, round(log2(1/p))), which is what

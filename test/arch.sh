@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# The tests on another architecture, in a Debian chroot (scripts/chroot.sh;
+# arm64 and s390x run under qemu-user, i386 natively), and filters exchanged
+# between it and the host.
+#
+#   test/arch.sh TARGET [unit] [regress] [exchange]
+#
+# TARGET is 15-arm64, 15-s390x (big-endian) or 15-i386 (x87 floating point).
+# With no step named, all three run:
+#
+#   unit      make unitcheck there (gcc; build/ARCH)
+#   regress   make install DESTDIR=build/ARCH/inst there, then make
+#             installcheck on a throwaway cluster there
+#   exchange  a cluster there and one on the host (build/inst, built here):
+#             the same statements make the same filters on both (text and
+#             binary forms byte for byte the same), and the text and binary
+#             COPY of each side's filters, loaded into the other, give
+#             filters equal (=) to that side's own
+#
+# Needs root (chroot.sh).  Prints "ARCH STEP: N passed, M failed" for each
+# step and exits non-zero if any failed.  Under qemu (s390x, arm64) unit
+# takes about a minute, regress (with the build) 4, exchange half a minute.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PG15=/usr/lib/postgresql/15/bin/pg_config
+
+# Inside the chroot: the exchange, run as a command of the chroot's cluster
+# (PGHOST etc. are that cluster's); $2 and $3 are the host cluster's socket
+# directory and port.
+if [ "${1:-}" = --exchange-inside ]; then
+	host_pghost=$2 host_pgport=$3 arch=$4
+	export PG_CONFIG=$PG15
+	source "$ROOT/test/cluster/common.bash"
+	here=("${PSQL[@]}")
+	host=("${PSQL[@]}" -h "$host_pghost" -p "$host_pgport")
+	files=$(mktemp -d /tmp/bloomfilter-exchange.XXXXXX)
+	chmod 755 "$files"
+
+	# The same filters on both sides: both hash schemes, the adder (2 MiB and
+	# more), the self-sizing aggregate's exact phase and its folded sketch,
+	# set operations, and values of several types (whose canonical bytes are
+	# little-endian whatever the machine).
+	make_filters="
+	CREATE EXTENSION bloomfilter;
+	CREATE TABLE made (name text, f bloom);
+	INSERT INTO made VALUES
+		('empty', bloom_empty(0.01, 1000)),
+		('scheme 1', (SELECT bloom_agg(i, 0.01, 100000) FROM generate_series(1, 100000) AS i)),
+		('scheme 2, adder', (SELECT bloom_agg(i, 0.01, 2000000) FROM generate_series(1, 2000000) AS i)),
+		('self-sized, exact', (SELECT bloom_agg(i) FROM generate_series(1, 100000) AS i)),
+		('self-sized, sketch', (SELECT bloom_agg(i) FROM generate_series(1, 300000) AS i)),
+		('self-sized, p = 0.001', (SELECT bloom_agg(i, 0.001) FROM generate_series(1, 1000) AS i)),
+		('union', (SELECT bloom_agg(i, 0.01, 20000) FROM generate_series(1, 10000) AS i) |
+			(SELECT bloom_agg(i, 0.01, 20000) FROM generate_series(5001, 15000) AS i)),
+		('intersection', (SELECT bloom_agg(i, 0.01, 20000) FROM generate_series(1, 10000) AS i) &
+			(SELECT bloom_agg(i, 0.01, 20000) FROM generate_series(5001, 15000) AS i)),
+		('text, float8, numeric, uuid, timestamp',
+			bloom_add(bloom_add(bloom_add(bloom_add(
+				(SELECT bloom_agg(v, 0.01, 1000) FROM (VALUES ('apple'), ('pear')) AS t(v)),
+				1.5::float8), '-0.001'::numeric), 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid),
+				'1999-12-31 23:59:59.999999'::timestamp));
+	CREATE TABLE theirs_text (name text, f bloom);
+	CREATE TABLE theirs_binary (name text, f bloom);"
+	"${here[@]}" -c "$make_filters"
+	"${host[@]}" -c "$make_filters"
+	nfilters=$("${here[@]}" -c 'SELECT count(*) FROM made')
+
+	# Each side's own forms, byte for byte
+	forms="SELECT name || ' | ' || (bloom_info(f)).m || ' ' || (bloom_info(f)).k || ' ' ||
+		split_part(f::text, ':', 3) || ' | ' || md5(f::text) || ' ' || md5(bloom_send(f))
+		FROM made ORDER BY name"
+	here_forms=$("${here[@]}" -c "$forms")
+	host_forms=$("${host[@]}" -c "$forms")
+	printf '%s (m k h<scheme> | md5 of the text and binary forms):\n%s\n' "$arch" "$here_forms"
+	while IFS= read -r line; do
+		name=${line%% |*}
+		check "$name: the same m, k, scheme and forms on $arch and the host" \
+			"$(grep -F "$name |" <<<"$host_forms")" "$line"
+	done <<<"$here_forms"
+
+	# COPY out of each side into files, which are the same bytes
+	for side in here host; do
+		declare -n client=$side
+		"${client[@]}" -c "\\copy (SELECT name, f FROM made ORDER BY name) TO '$files/$side.txt'"
+		"${client[@]}" -c "\\copy (SELECT name, f FROM made ORDER BY name) TO '$files/$side.copy' (FORMAT binary)"
+		unset -n client
+	done
+	( cd "$files" && md5sum here.txt host.txt here.copy host.copy | sed "s/here\./$arch./" )
+	check "text COPY files: $arch's and the host's are the same bytes" \
+		"$(md5sum <"$files/host.txt")" "$(md5sum <"$files/here.txt")"
+	check "binary COPY files: $arch's and the host's are the same bytes" \
+		"$(md5sum <"$files/host.copy")" "$(md5sum <"$files/here.copy")"
+
+	# Each side loads the other's files: every filter equals its own
+	compare="SELECT format('%s|%s', t.name, t.f = m.f AND b.f = m.f AND t.f::text = m.f::text
+			AND bloom_send(b.f) = bloom_send(m.f))
+		FROM made AS m JOIN theirs_text AS t USING (name) JOIN theirs_binary AS b USING (name)
+		ORDER BY name"
+	for pair in "here host host $arch" "host here $arch host"; do
+		read -r side other writer reader <<<"$pair"
+		declare -n client=$side
+		"${client[@]}" -c "\\copy theirs_text FROM '$files/$other.txt'"
+		"${client[@]}" -c "\\copy theirs_binary FROM '$files/$other.copy' (FORMAT binary)"
+		result=$("${client[@]}" -c "$compare")
+		unset -n client
+		check "$reader reads all of $writer's filters" "$nfilters" "$(grep -c . <<<"$result")"
+		while IFS='|' read -r name equal; do
+			check "$name: written on $writer, read on $reader (text and binary): =" t "$equal"
+		done <<<"$result"
+	done
+	rm -rf "$files"
+	echo "$passed $failed" >"$5"
+	exit 0
+fi
+
+# Inside the host's cluster: start one in the chroot, and the exchange in it.
+if [ "${1:-}" = --exchange-host ]; then
+	target=$2 arch=$3 counts=$4
+	exec "$ROOT/scripts/chroot.sh" run "$target" env PG_CONFIG=$PG15 \
+		"$ROOT/test/pg_cluster.sh" "build/$arch/inst" \
+		"$ROOT/test/arch.sh" --exchange-inside "$PGHOST" "$PGPORT" "$arch" "$counts"
+fi
+
+target=${1:?usage: test/arch.sh 15-arm64|15-s390x|15-i386 [unit] [regress] [exchange]}
+arch=${target#*-}
+shift
+steps=("$@")
+[ ${#steps[@]} -gt 0 ] || steps=(unit regress exchange)
+cd "$ROOT"
+in_chroot=("$ROOT/scripts/chroot.sh" run "$target")
+make_there=(make --no-print-directory -C "build/$arch" -f ../../Makefile VPATH=../.. PG_CONFIG=$PG15)
+status=0
+
+report() {
+	echo "$arch $1: $2 passed, $3 failed ($4 s)"
+	[ "$3" -eq 0 ] || status=1
+}
+
+built=false
+build_there() {
+	$built && return 0
+	"${in_chroot[@]}" bash -c "mkdir -p build/$arch && rm -rf build/$arch/inst &&
+		${make_there[*]} >/dev/null && ${make_there[*]} install DESTDIR=$ROOT/build/$arch/inst >/dev/null"
+	built=true
+}
+
+for step in "${steps[@]}"; do
+	start=$SECONDS
+	log=$ROOT/build/arch-$arch-$step.log
+	mkdir -p "$ROOT/build"
+	case $step in
+	unit)
+		"${in_chroot[@]}" bash -c "mkdir -p build/$arch && ${make_there[*]} unitcheck" >"$log" 2>&1 || true
+		grep FAILED "$log" || true
+		counts=$(sed -nE 's/^([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$log" | tail -n 1)
+		[ -n "$counts" ] || { tail -n 5 "$log"; counts="0 1"; }
+		report unit "${counts% *}" "${counts#* }" $((SECONDS - start))
+		;;
+	regress)
+		build_there
+		"${in_chroot[@]}" env PG_CONFIG=$PG15 test/pg_cluster.sh "build/$arch/inst" \
+			"${make_there[@]}" installcheck >"$log" 2>&1 || true
+		grep -E '^(not )?ok|^test |FAILED' "$log" || true
+		p=$(grep -cE '^(ok|test .*\.\.\. ok)' "$log" || true)
+		f=$(grep -cE '^not ok|FAILED' "$log" || true)
+		[ -e "build/$arch/regression.diffs" ] && cat "build/$arch/regression.diffs"
+		report regress "$p" "$f" $((SECONDS - start))
+		;;
+	exchange)
+		build_there
+		mk_host=(make --no-print-directory -C build -f ../Makefile VPATH=.. PG_CONFIG=$PG15)
+		"${mk_host[@]}" >/dev/null && rm -rf build/inst && "${mk_host[@]}" install DESTDIR="$ROOT/build/inst" >/dev/null
+		counts=$(mktemp /tmp/bloomfilter-counts.XXXXXX)
+		chmod 666 "$counts"
+		PG_CONFIG=$PG15 test/pg_cluster.sh build/inst "$ROOT/test/arch.sh" --exchange-host \
+			"$target" "$arch" "$counts" 2>&1 | tee "$log" || true
+		p=0 f=1
+		if [ -s "$counts" ]; then read -r p f <"$counts"; fi
+		rm -f "$counts"
+		report exchange "$p" "$f" $((SECONDS - start))
+		;;
+	*)
+		echo "test/arch.sh: unknown step $step (unit, regress or exchange)" >&2
+		exit 2
+		;;
+	esac
+done
+exit $status
