@@ -6,7 +6,9 @@
 #                           tests on every other major in $PG_MAJORS (default
 #                           "17 18 19"), each in a Debian chroot made and
 #                           cached by scripts/chroot.sh, then the cross-major
-#                           tests (test/cross/)
+#                           tests (test/cross/), then the unit and SQL tests
+#                           on 15 for each architecture in $BLOOM_ARCHES
+#                           (default "arm64 s390x i386"; test/arch.sh)
 #   scripts/run.sh demo     build, then scripts/demo.sql on a throwaway cluster
 #   scripts/run.sh bench    build, then bench/bench.sh on a tuned throwaway cluster
 #   scripts/run.sh plots    build, then doc/plots/make-plots.sh on a throwaway cluster
@@ -130,6 +132,10 @@ if [ "$mode" = test-all ]; then
 		"$ROOT/scripts/chroot.sh" ensure "$major" >"$BUILD/chroot-$major.log" 2>&1 &
 		preparing[$major]=$!
 	done
+	for arch in ${BLOOM_ARCHES-arm64 s390x i386}; do
+		"$ROOT/scripts/chroot.sh" ensure "15-$arch" >"$BUILD/chroot-15-$arch.log" 2>&1 &
+		preparing[15-$arch]=$!
+	done
 fi
 passed=0
 failed=0
@@ -250,6 +256,20 @@ if [ "$mode" = test-all ]; then
 		name=$(basename "$script" .sh)
 		heading "cross-major test: $name (15 and ${majors[*]})"
 		run_counted "cross-$name" "$BUILD/cross-$name.log" "$script"
+	done
+	# ---- other architectures: test/arch.sh on 15, in chroots ----
+	# The unit tests (without the sanitizers and fuzzers, which ran above),
+	# pg_regress, and filters exchanged with the host (test/arch.sh).
+	for arch in ${BLOOM_ARCHES-arm64 s390x i386}; do
+		heading "PostgreSQL 15 on $arch (chroot $("$ROOT/scripts/chroot.sh" name "15-$arch"))"
+		if wait "${preparing[15-$arch]}"; then
+			cat "$BUILD/chroot-15-$arch.log"
+			run_counted "15 on $arch" "$BUILD/arch-$arch.log" "$ROOT/test/arch.sh" "15-$arch"
+		else
+			cat "$BUILD/chroot-15-$arch.log"
+			failed=$((failed + 1))
+			summary+=("$(printf '%-22s the chroot could not be made' "15 on $arch:")")
+		fi
 	done
 fi
 

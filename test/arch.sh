@@ -9,15 +9,15 @@
 # With no step named, all three run:
 #
 #   unit      make unitcheck there (gcc; build/ARCH)
-#   regress   make install DESTDIR=build/ARCH/inst there, then make
-#             installcheck on a throwaway cluster there
-#   exchange  a cluster there and one on the host (build/inst, built here):
+#   regress   build there (build/ARCH) and install into a tree in /tmp, then
+#             make installcheck on a throwaway cluster there
+#   exchange  a cluster there and one on the host (built here, build/):
 #             the same statements make the same filters on both (text and
 #             binary forms byte for byte the same), and the text and binary
 #             COPY of each side's filters, loaded into the other, give
 #             filters equal (=) to that side's own
 #
-# Needs root (chroot.sh).  Prints "ARCH STEP: N passed, M failed" for each
+# Needs root (chroot.sh).  Prints "ARCH-STEP: N passed, M failed" for each
 # step and exits non-zero if any failed.  Under qemu (s390x, arm64) unit
 # takes about a minute, regress (with the build) 4, exchange half a minute.
 set -euo pipefail
@@ -116,9 +116,9 @@ fi
 
 # Inside the host's cluster: start one in the chroot, and the exchange in it.
 if [ "${1:-}" = --exchange-host ]; then
-	target=$2 arch=$3 counts=$4
+	target=$2 arch=$3 counts=$4 inst_there=$5
 	exec "$ROOT/scripts/chroot.sh" run "$target" env PG_CONFIG=$PG15 \
-		"$ROOT/test/pg_cluster.sh" "build/$arch/inst" \
+		"$ROOT/test/pg_cluster.sh" "$inst_there" \
 		"$ROOT/test/arch.sh" --exchange-inside "$PGHOST" "$PGPORT" "$arch" "$counts"
 fi
 
@@ -128,12 +128,18 @@ shift
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(unit regress exchange)
 cd "$ROOT"
+# The install trees go to /tmp (which the chroot shares), where the postgres
+# users of the host and of the chroot can read them whatever the clone's
+# permissions.
+inst=$(mktemp -d /tmp/bloomfilter-arch.XXXXXX)
+chmod 755 "$inst"
+trap 'rm -rf "$inst"' EXIT
 in_chroot=("$ROOT/scripts/chroot.sh" run "$target")
 make_there=(make --no-print-directory -C "build/$arch" -f ../../Makefile VPATH=../.. PG_CONFIG=$PG15)
 status=0
 
 report() {
-	echo "$arch $1: $2 passed, $3 failed ($4 s)"
+	echo "$arch-$1: $2 passed, $3 failed ($4 s)"
 	[ "$3" -eq 0 ] || status=1
 }
 
@@ -141,7 +147,7 @@ built=false
 build_there() {
 	$built && return 0
 	"${in_chroot[@]}" bash -c "mkdir -p build/$arch && rm -rf build/$arch/inst &&
-		${make_there[*]} >/dev/null && ${make_there[*]} install DESTDIR=$ROOT/build/$arch/inst >/dev/null"
+		${make_there[*]} >/dev/null && ${make_there[*]} install DESTDIR=$inst/$arch >/dev/null && chmod -R a+rX $inst/$arch"
 	built=true
 }
 
@@ -159,7 +165,7 @@ for step in "${steps[@]}"; do
 		;;
 	regress)
 		build_there
-		"${in_chroot[@]}" env PG_CONFIG=$PG15 test/pg_cluster.sh "build/$arch/inst" \
+		"${in_chroot[@]}" env PG_CONFIG=$PG15 test/pg_cluster.sh "$inst/$arch" \
 			"${make_there[@]}" installcheck >"$log" 2>&1 || true
 		grep -E '^(not )?ok|^test |FAILED' "$log" || true
 		p=$(grep -cE '^(ok|test .*\.\.\. ok)' "$log" || true)
@@ -170,11 +176,12 @@ for step in "${steps[@]}"; do
 	exchange)
 		build_there
 		mk_host=(make --no-print-directory -C build -f ../Makefile VPATH=.. PG_CONFIG=$PG15)
-		"${mk_host[@]}" >/dev/null && rm -rf build/inst && "${mk_host[@]}" install DESTDIR="$ROOT/build/inst" >/dev/null
+		"${mk_host[@]}" >/dev/null && "${mk_host[@]}" install DESTDIR="$inst/host" >/dev/null
+		chmod -R a+rX "$inst/host"
 		counts=$(mktemp /tmp/bloomfilter-counts.XXXXXX)
 		chmod 666 "$counts"
-		PG_CONFIG=$PG15 test/pg_cluster.sh build/inst "$ROOT/test/arch.sh" --exchange-host \
-			"$target" "$arch" "$counts" 2>&1 | tee "$log" || true
+		PG_CONFIG=$PG15 test/pg_cluster.sh "$inst/host" "$ROOT/test/arch.sh" --exchange-host \
+			"$target" "$arch" "$counts" "$inst/$arch" 2>&1 | tee "$log" || true
 		p=0 f=1
 		if [ -s "$counts" ]; then read -r p f <"$counts"; fi
 		rm -f "$counts"
