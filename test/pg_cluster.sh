@@ -11,7 +11,9 @@
 #
 # The command sees PGHOST, PGPORT, PGUSER, PGDATABASE, BLOOM_PG_LOG (the
 # server log), BLOOM_PG_DATA (the data directory) and BLOOM_PG_CTL (pg_ctl
-# for this cluster, to stop and restart it).  The run fails if the command
+# for this cluster, to stop and restart it; with BLOOM_EXTENSION_DESTDIR set
+# in its environment, the server it starts loads the extension from that
+# tree instead of DESTDIR, e.g. an older build).  The run fails if the command
 # fails or if any backend died of a signal (a crash restarts backends without
 # stopping the postmaster, so the log is the reliable witness).
 set -euo pipefail
@@ -41,13 +43,16 @@ trap cleanup EXIT
 	|| { cat "$work/initdb.log" >&2; exit 1; }
 # $work/pg_ctl: pg_ctl for this cluster, with its options, so that a command
 # can stop and restart the server ("$BLOOM_PG_CTL" -m immediate stop, then
-# "$BLOOM_PG_CTL" start).
+# "$BLOOM_PG_CTL" start).  Options on the command line win over ALTER
+# SYSTEM, so the extension's tree is switched by BLOOM_EXTENSION_DESTDIR.
 {
 	echo '#!/usr/bin/env bash'
+	printf 'destdir=${BLOOM_EXTENSION_DESTDIR:-%q}\n' "$destdir"
 	printf 'exec'
 	printf ' %q' "${as_owner[@]}" "$bindir/pg_ctl" -D "$work/data" -l "$work/server.log" -w \
-		-o "-c listen_addresses='' -c unix_socket_directories='$work' -c port=5432 \
-		    -c fsync=off -c extension_destdir='$destdir' ${opts[*]:-}"
+		-o "-c listen_addresses='' -c unix_socket_directories='$work' -c port=5432 -c fsync=off"
+	printf ' -o "-c extension_destdir=\x27$destdir\x27"'
+	[ ${#opts[@]} -eq 0 ] || printf ' %q' -o "${opts[*]}"
 	echo ' "$@"'
 } >"$work/pg_ctl"
 chmod 755 "$work/pg_ctl"
