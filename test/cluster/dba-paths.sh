@@ -25,7 +25,8 @@
 #     new filter, the other rows are left as they are (same xmin), every row
 #     = its recomputation; what PostgreSQL cannot do for bloom is asserted
 #     by its exact error: a unique index on the filter, and so a concurrent
-#     refresh of a view of filters alone;
+#     refresh of a view of filters alone (an exclusion constraint with hash
+#     and = does keep filters unique);
 #   - a range-partitioned table of per-day filters: a query for one day
 #     scans one partition (plan-time pruning, EXPLAIN), a prepared query
 #     prunes at run time, bloom_union_agg over three days = the filter of
@@ -242,6 +243,11 @@ check "  ... so a view of filters alone cannot be refreshed concurrently" \
 	"$(error_of dba_views "REFRESH MATERIALIZED VIEW CONCURRENTLY filters_only")"
 check "  ... but refreshed plainly, it is" "" \
 	"$(error_of dba_views "REFRESH MATERIALIZED VIEW filters_only")"
+db_sql dba_views -c "CREATE TABLE unique_filters (f bloom, EXCLUDE USING hash (f WITH =))" \
+	-c "INSERT INTO unique_filters SELECT f FROM daily"
+check "an exclusion constraint (hash, =) does keep filters unique" \
+	'ERROR:  conflicting key value violates exclusion constraint "unique_filters_f_excl"' \
+	"$(error_of dba_views "INSERT INTO unique_filters SELECT f FROM daily WHERE day = '2024-06-04'")"
 
 # ---- a range-partitioned table of per-day filters ----
 db_sql dba_views <<'SQL'
