@@ -59,10 +59,13 @@ fi
 # SYSTEM, so the extension's tree is switched by BLOOM_EXTENSION_DESTDIR.
 {
 	echo '#!/usr/bin/env bash'
+	# (expanded when the wrapper runs, not now)
+	# shellcheck disable=SC2016
 	printf 'destdir=${BLOOM_EXTENSION_DESTDIR:-%q}\n' "$destdir"
 	printf 'exec'
 	printf ' %q' "${as_owner[@]}" "$bindir/pg_ctl" -D "$work/data" -l "$work/server.log" -w \
 		-o "-c listen_addresses='' -c unix_socket_directories='$work' -c port=5432 -c fsync=off"
+	# shellcheck disable=SC2016
 	printf ' -o "-c extension_destdir=\x27$destdir\x27"'
 	[ ${#opts[@]} -eq 0 ] || printf ' %q' -o "${opts[*]}"
 	echo ' "$@"'
