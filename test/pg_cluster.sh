@@ -9,17 +9,15 @@
 # DESTDIR (a "make install DESTDIR=..." tree) through Debian's
 # extension_destdir setting, so nothing is installed system-wide.
 #
+# The command sees PGHOST, PGPORT, PGUSER, PGDATABASE, BLOOM_PG_LOG (the
+# server log), BLOOM_PG_DATA (the data directory) and BLOOM_PG_CTL (pg_ctl
+# for this cluster, to stop and restart it).  The run fails if the command
+# fails or if any backend died of a signal (a crash restarts backends without
+# stopping the postmaster, so the log is the reliable witness).
+#
 # With BLOOM_BASEBACKUP_FROM set (a libpq connection string), the cluster is
 # a streaming standby of that server instead of a new one: its data
 # directory comes from pg_basebackup -R, not initdb.
-#
-# The command sees PGHOST, PGPORT, PGUSER, PGDATABASE, BLOOM_PG_LOG (the
-# server log), BLOOM_PG_DATA (the data directory) and BLOOM_PG_CTL (pg_ctl
-# for this cluster, to stop and restart it; with BLOOM_EXTENSION_DESTDIR set
-# in its environment, the server it starts loads the extension from that
-# tree instead of DESTDIR, e.g. an older build).  The run fails if the command
-# fails or if any backend died of a signal (a crash restarts backends without
-# stopping the postmaster, so the log is the reliable witness).
 set -euo pipefail
 
 opts=()
@@ -55,19 +53,13 @@ else
 fi
 # $work/pg_ctl: pg_ctl for this cluster, with its options, so that a command
 # can stop and restart the server ("$BLOOM_PG_CTL" -m immediate stop, then
-# "$BLOOM_PG_CTL" start).  Options on the command line win over ALTER
-# SYSTEM, so the extension's tree is switched by BLOOM_EXTENSION_DESTDIR.
+# "$BLOOM_PG_CTL" start).
 {
 	echo '#!/usr/bin/env bash'
-	# (expanded when the wrapper runs, not now)
-	# shellcheck disable=SC2016
-	printf 'destdir=${BLOOM_EXTENSION_DESTDIR:-%q}\n' "$destdir"
 	printf 'exec'
 	printf ' %q' "${as_owner[@]}" "$bindir/pg_ctl" -D "$work/data" -l "$work/server.log" -w \
-		-o "-c listen_addresses='' -c unix_socket_directories='$work' -c port=5432 -c fsync=off"
-	# shellcheck disable=SC2016
-	printf ' -o "-c extension_destdir=\x27$destdir\x27"'
-	[ ${#opts[@]} -eq 0 ] || printf ' %q' -o "${opts[*]}"
+		-o "-c listen_addresses='' -c unix_socket_directories='$work' -c port=5432 \
+		    -c fsync=off -c extension_destdir='$destdir' ${opts[*]:-}"
 	echo ' "$@"'
 } >"$work/pg_ctl"
 chmod 755 "$work/pg_ctl"

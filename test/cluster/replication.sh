@@ -26,7 +26,8 @@
 #      before it commits;
 #   4. test_decoding's output of an updated stored filter is its text form;
 #   5. a subscription stopped by the old library: the publisher runs the
-#      library of f97c54e (built from git), the walsender fails on the same
+#      library of f97c54e (built from git, and copied over the library of
+#      the publisher's own install tree), the walsender fails on the same
 #      UPDATE; with the new library installed and the publisher restarted,
 #      both subscriptions catch up with no resync (rows copied before keep
 #      their xmin on the subscriber).  Skipped (not counted) without git or
@@ -35,11 +36,23 @@
 # No ERROR may appear in either server log but those step 5 provokes.
 # Prints "replication: N passed, M failed" last; exits non-zero on any failure.
 source "$(dirname "$0")/common.bash"
+# The publisher runs on a copy of INSTDIR of its own, whose library step 5
+# replaces; the subscriber on INSTDIR.  (Run once, before any cluster.)
+if [ -z "${BLOOM_CLUSTER_COUNTS:-}" ]; then
+	[ -n "${1:-}" ] || { echo "usage: $0 INSTDIR" >&2; exit 2; }
+	BLOOM_SUBSCRIBER_INST=$(cd "$1" && pwd)
+	BLOOM_PUBLISHER_INST=$(mktemp -d /tmp/bloomfilter-publisher-inst.XXXXXX)
+	export BLOOM_SUBSCRIBER_INST BLOOM_PUBLISHER_INST
+	trap 'rm -rf "$BLOOM_PUBLISHER_INST"' EXIT
+	chmod 755 "$BLOOM_PUBLISHER_INST"
+	cp -a "$BLOOM_SUBSCRIBER_INST/." "$BLOOM_PUBLISHER_INST/"
+	set -- "$BLOOM_PUBLISHER_INST"
+fi
 # The publisher, then the subscriber inside it.
 cluster_main replication "$@" -o wal_level=logical -o logical_decoding_work_mem=64kB \
 	-o max_wal_senders=10 -o max_replication_slots=10
-cluster_nested PUB "$@" -o max_logical_replication_workers=8 -o max_worker_processes=16 \
-	-o wal_retrieve_retry_interval=500ms
+cluster_nested PUB "$BLOOM_SUBSCRIBER_INST" -o max_logical_replication_workers=8 \
+	-o max_worker_processes=16 -o wal_retrieve_retry_interval=500ms
 
 started=$SECONDS
 work=$(mktemp -d /tmp/bloomfilter-replication.XXXXXX)
@@ -320,9 +333,22 @@ subscriber_errors_but_lost_connections() {
 		-e 'could not send end-of-streaming message' -e 'could not connect to the publisher' || true
 }
 sub_from=$(($(log_lines "$BLOOM_PG_LOG") + 1))
-BLOOM_EXTENSION_DESTDIR=$old/inst "$PUB_PG_CTL" restart >/dev/null
+# install_library FILE: FILE becomes the publisher's bloomfilter.so
+library=$("$PG_CONFIG" --pkglibdir)/bloomfilter.so
+cp "$BLOOM_PUBLISHER_INST$library" "$work/new.so"
+install_library() {
+	cp "$1" "$BLOOM_PUBLISHER_INST$library.new" && mv -f "$BLOOM_PUBLISHER_INST$library.new" "$BLOOM_PUBLISHER_INST$library"
+}
+# runs_library FILE: the publisher loads the extension from its own install
+# tree (whatever setting names it), whose library is FILE
+runs_library() {
+	[ "$(pub_sql -c "SELECT count(*) > 0 FROM pg_settings WHERE setting LIKE '%$BLOOM_PUBLISHER_INST%'")" = t ] &&
+		cmp -s "$1" "$BLOOM_PUBLISHER_INST$library" && echo t
+}
+install_library "$old/inst$library"
+"$PUB_PG_CTL" restart >/dev/null
 pub_from=$(($(log_lines "$PUB_PG_LOG") + 1))
-check "the publisher runs the old library" "$old/inst" "$(pub_sql -c "SHOW extension_destdir")"
+check "the publisher restarted on the library of $old_commit" "t" "$(runs_library "$old/inst$library")"
 pub_sql -c "UPDATE filters SET f = bloom_add(f, 424242) WHERE id = 13"
 pub_sql -c "INSERT INTO filters VALUES (31, 'after', bloom_add(bloom_empty(0.01, 50), 31), NULL)"
 walsender_failed() {
@@ -353,10 +379,11 @@ else
 	fail "old library: other ERRORs in the subscriber's log:"$'\n'"$(head -n 10 <<<"$other")"
 fi
 
+install_library "$work/new.so"
 "$PUB_PG_CTL" restart >/dev/null
 pub_from=$(($(log_lines "$PUB_PG_LOG") + 1))
 sub_from=$(($(log_lines "$BLOOM_PG_LOG") + 1))
-check "the publisher runs the new library again" "$(cd "$1" && pwd)" "$(pub_sql -c "SHOW extension_destdir")"
+check "the publisher restarted on the new library" "t" "$(runs_library "$BLOOM_SUBSCRIBER_INST$library")"
 wait_for_catchup "new library"
 compare "new library"
 for s in "${subscriptions[@]}"; do
