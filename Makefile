@@ -5,6 +5,9 @@
 #   make test                     fresh-machine path: install what is missing (apt),
 #                                 build, run the C unit tests and the SQL tests on a
 #                                 throwaway cluster
+#   make test-all                 make test, then the SQL and cluster tests on
+#                                 PostgreSQL 17, 18 and 19 in Debian chroots
+#                                 (PG_MAJORS="17 18 19"), then across majors
 #   make demo                     the same set-up, then a semi-join prefilter demo
 #   make plots                    the same set-up (and gnuplot), then regenerate
 #                                 the README's plots in doc/plots/ from real runs
@@ -26,7 +29,7 @@ OBJS = \
 	src/bloom_sizing.o \
 	src/bloom_support.o \
 	src/bloom_autoagg.o
-DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql
+DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql sql/bloomfilter--1.1--1.2.sql
 
 # Every sql/*.sql except install and upgrade scripts is a pg_regress test.
 REGRESS = $(sort $(filter-out bloomfilter--%,$(notdir $(basename $(wildcard $(ROOT)/sql/*.sql)))))
@@ -40,8 +43,8 @@ PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
 
 # The fresh-machine entry points work before PostgreSQL is installed: the
 # script installs what is missing, then comes back here.
-.PHONY: test demo plots
-test demo plots:
+.PHONY: test test-all demo plots
+test test-all demo plots:
 	@$(ROOT)/scripts/run.sh $@
 
 ifneq ($(PGXS),)

@@ -161,7 +161,7 @@ run)
 	mount_into "$dir"
 	exec chroot "$dir" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" ${CI:+CI=$CI} \
-		bash -c 'cd "$1" && shift && exec "$@"' bash "$PWD" "$@"
+		bash -c 'cd "$1" 2>/dev/null || cd /; shift; exec "$@"' bash "$PWD" "$@"
 	;;
 release)
 	release

@@ -2,6 +2,11 @@
 # The fresh-machine path, behind "make test", "make demo" and "make bench".
 #
 #   scripts/run.sh test     build, C unit tests, SQL tests on a throwaway cluster
+#   scripts/run.sh test-all the same on the host's 15, then the SQL and cluster
+#                           tests on every other major in $PG_MAJORS (default
+#                           "17 18 19"), each in a Debian chroot made and
+#                           cached by scripts/chroot.sh, then the cross-major
+#                           tests (test/cross/)
 #   scripts/run.sh demo     build, then scripts/demo.sql on a throwaway cluster
 #   scripts/run.sh bench    build, then bench/bench.sh on a tuned throwaway cluster
 #   scripts/run.sh plots    build, then doc/plots/make-plots.sh on a throwaway cluster
@@ -13,15 +18,19 @@
 # unit and SQL tests and exits non-zero if anything failed.
 #
 # Environment: PG_CONFIG (default: PostgreSQL 15's), BLOOM_BUILD_DIR (default
-# build/), BLOOM_WERROR=1 to fail on any compiler warning in our sources.
+# build/), BLOOM_WERROR=1 to fail on any compiler warning in our sources,
+# BLOOM_TESTS (default "unit sql cluster") to run only some kinds of tests,
+# BLOOM_SKIP_SETUP=1 where the dependencies are known to be there (chroots).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mode=${1:-}
 case $mode in
-	test | demo | bench | plots) ;;
-	*) echo "usage: $0 test|demo|bench|plots" >&2; exit 2 ;;
+	test | test-all | demo | bench | plots) ;;
+	*) echo "usage: $0 test|test-all|demo|bench|plots" >&2; exit 2 ;;
 esac
+tests=${BLOOM_TESTS:-unit sql cluster}
+runs() { case " $tests " in *" $1 "*) return 0 ;; esac; return 1; }
 
 started=$SECONDS
 elapsed() { echo "$((SECONDS - ${1:-started}))s"; }
@@ -31,7 +40,9 @@ heading "set-up"
 extra=()
 [ "$mode" = bench ] && extra=(postgresql-15-hll valgrind)
 [ "$mode" = plots ] && extra=(gnuplot-nox)
-"$ROOT/scripts/setup.sh" "${extra[@]}"
+if [ "${BLOOM_SKIP_SETUP:-0}" != 1 ]; then
+	"$ROOT/scripts/setup.sh" "${extra[@]}"
+fi
 echo "dependencies present"
 
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
@@ -134,7 +145,9 @@ run_counted() {
 	summary+=("$(printf '%-22s %d passed, %d failed (exited %d, %s)' "$name:" "$p" "$f" "$status" "$(elapsed $t)")")
 }
 
-if [ -f "$ROOT/test/unit.mk" ]; then
+if ! runs unit; then
+	:
+elif [ -f "$ROOT/test/unit.mk" ]; then
 	for target in unitcheck unitcheck-sanitize fuzzcheck; do
 		heading "C unit tests: make $target"
 		run_counted "$target" "$BUILD/$target.log" "${mk[@]}" "$target"
@@ -143,6 +156,7 @@ else
 	summary+=("unit tests:            none (test/unit.mk not there yet)")
 fi
 
+if runs sql; then
 heading "SQL tests: make installcheck on a throwaway cluster"
 t=$SECONDS
 log="$BUILD/installcheck.log"
@@ -167,6 +181,7 @@ if [ "$status" -ne 0 ] && [ -s "$BUILD/regression.diffs" ]; then
 	head -n 600 "$BUILD/regression.diffs"
 	[ "$(wc -l <"$BUILD/regression.diffs")" -gt 600 ] && echo "... (cut at 600 lines; the whole file is $BUILD/regression.diffs)"
 fi
+fi
 
 # ---- cluster-level test scripts: test/cluster/*.sh ----
 # Each is run as "script INSTDIR" with PG_CONFIG, BLOOM_ROOT and BLOOM_BUILD set;
@@ -176,13 +191,54 @@ fi
 export BLOOM_ROOT=$ROOT BLOOM_BUILD=$BUILD PG_CONFIG
 for script in "$ROOT"/test/cluster/*.sh; do
 	[ -e "$script" ] || continue
+	runs cluster || break
 	name=$(basename "$script" .sh)
 	case " ${BLOOM_SKIP_CLUSTER_TESTS:-} " in *" $name "*) continue ;; esac
 	heading "cluster test: $name"
 	run_counted "$name" "$BUILD/cluster-$name.log" "$script" "$inst"
 done
 
-warnings=$(our_warnings "$BUILD"/*.log)
+# ---- test-all: the other majors, each in its chroot, then across majors ----
+# Each major's run is this script in its chroot ("test" with the SQL and
+# cluster tests: the C core is the same on every major, and its unit tests
+# and fuzzers ran above), building into $BUILD/pgN; its last line is its
+# total.
+if [ "$mode" = test-all ]; then
+	trap '"$ROOT/scripts/chroot.sh" release' EXIT
+	majors=()
+	for major in ${PG_MAJORS:-17 18 19}; do
+		[ "$major" = 15 ] && continue
+		majors+=("$major")
+		heading "PostgreSQL $major (chroot $("$ROOT/scripts/chroot.sh" name "$major"))"
+		t=$SECONDS
+		log="$BUILD/pg$major.log"
+		status=0
+		{ "$ROOT/scripts/chroot.sh" ensure "$major" \
+			&& "$ROOT/scripts/chroot.sh" run "$major" env \
+				PG_CONFIG="/usr/lib/postgresql/$major/bin/pg_config" \
+				BLOOM_BUILD_DIR="$BUILD/pg$major" BLOOM_TESTS="sql cluster" \
+				BLOOM_SKIP_SETUP=1 BLOOM_WERROR="${BLOOM_WERROR:-0}" \
+				"$ROOT/scripts/run.sh" test; } 2>&1 | tee "$log" || status=$?
+		p=0 f=0
+		if line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1) && [ -n "$line" ]; then
+			read -r p _ f _ <<<"$line"
+		fi
+		[ "$status" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+		passed=$((passed + p)) failed=$((failed + f))
+		summary+=("$(printf '%-22s %d passed, %d failed (exited %d, %s)' "PostgreSQL $major:" "$p" "$f" "$status" "$(elapsed $t)")")
+	done
+	# ---- across majors: test/cross/*.sh, with the majors just tested ----
+	export BLOOM_INST_15=$inst BLOOM_MAJORS="${majors[*]}"
+	for script in "$ROOT"/test/cross/*.sh; do
+		[ -e "$script" ] || continue
+		[ ${#majors[@]} -gt 0 ] || break
+		name=$(basename "$script" .sh)
+		heading "cross-major test: $name (15 and ${majors[*]})"
+		run_counted "cross-$name" "$BUILD/cross-$name.log" "$script"
+	done
+fi
+
+warnings=$(our_warnings "$BUILD"/*.log "$BUILD"/pg*/*.log)
 nwarnings=0
 [ -n "$warnings" ] && nwarnings=$(printf '%s\n' "$warnings" | wc -l)
 

@@ -241,12 +241,6 @@ SELECT planner_call_cost('EXECUTE planner_generic(NULL)') AS "unknown filter";
 DEALLOCATE planner_generic;
 RESET plan_cache_mode;
 
--- PostgreSQL runs a scan's cheaper conditions first: id % 7 = 3 (two
--- operators) now goes before bloom_contains
-EXPLAIN (COSTS OFF)
-SELECT * FROM planner_big
-WHERE bloom_contains((SELECT f FROM planner_filters WHERE id = 1), id) AND id % 7 = 3;
-
 DROP FUNCTION planner_call_cost(text, bloom);
 DROP FUNCTION planner_variable_rows();
 DROP FUNCTION planner_filter();

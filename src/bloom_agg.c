@@ -1,6 +1,7 @@
 /*
  * bloom_agg.c: the aggregates bloom_agg(value, false_positive_rate,
- * capacity), bloom_union_agg(bloom) and bloom_intersection_agg(bloom).
+ * capacity), bloom_agg_like(value, template), bloom_union_agg(bloom) and
+ * bloom_intersection_agg(bloom).
  *
  * The transition state is a BloomAggState in the aggregate memory context,
  * holding a filter that rows are added to (or ORed, ANDed into) in place:
@@ -23,6 +24,17 @@
  * they are not constants (columns, parameters of a generic plan), and in a
  * window whose frame is empty (a window function has no Aggref), the shape
  * is unknown and the result of no rows is NULL.
+ *
+ * bloom_agg_like is bloom_agg with the shape (m, k, hash scheme) of a
+ * template filter instead of a requested (false_positive_rate, capacity):
+ * the same state, row path, combine, serialize and deserialize functions,
+ * so its bits are those bloom_agg and bloom_add set.  Every row's template
+ * must have the shape of the first row's, or every row's must be NULL (the
+ * result is then NULL, as bloom_empty_like(NULL) is): a row with a NULL
+ * template among rows with one has no shape to add its value in, and
+ * skipping the value would be a false negative.  Its bits are never read.
+ * With no rows the template is unknown (it is rarely a constant) and the
+ * result is NULL.
  */
 #include "bloom_pg.h"
 
@@ -40,7 +52,8 @@ typedef struct BloomAggState
 	/*
 	 * bloom_agg: the false_positive_rate and capacity the filter was sized
 	 * from, which every later row must repeat.  Both are 0 in the set
-	 * operation aggregates.
+	 * operation aggregates; bloom_agg_like has 0 and BLOOM_AGG_LIKE_CAPACITY,
+	 * and its filter is NULL while every template has been NULL.
 	 */
 	double		false_positive_rate;
 	int64		capacity;
@@ -55,6 +68,9 @@ typedef struct BloomAggState
 	 */
 	bf_adder   *adder;
 } BloomAggState;
+
+/* The capacity of a bloom_agg_like state: none that bloom_agg accepts. */
+#define BLOOM_AGG_LIKE_CAPACITY (-1)
 
 /* Set the bits of the values still pending in the state's adder. */
 static void
@@ -113,25 +129,74 @@ bloom_agg_check_request(const BloomAggState *state, double p, int64 n)
 						  state->capacity, float8out_internal(p), n));
 }
 
-/* A new state, with its filter, for the first row (kept off the row path). */
+/*
+ * A new state in the aggregate context for filter (in that context too;
+ * NULL for bloom_agg_like's NULL templates), asked for with p and n, which
+ * every later row must repeat.
+ */
+static BloomAggState *
+bloom_agg_state_new(MemoryContext aggcontext, BloomFilter *filter, double p, int64 n)
+{
+	BloomAggState *state = (BloomAggState *) MemoryContextAllocZero(aggcontext,
+																	 sizeof(BloomAggState));
+
+	state->filter = filter;
+	state->false_positive_rate = p;
+	state->capacity = n;
+	if (filter != NULL && bloom_payload_bytes(filter->m) >= BF_ADDER_MIN_BYTES)
+	{
+		state->adder = (bf_adder *) MemoryContextAlloc(aggcontext, sizeof(bf_adder));
+		bf_adder_init(state->adder, filter->bits, filter->m, filter->k, filter->hash_scheme);
+	}
+	return state;
+}
+
+/* bloom_agg's state, with its empty filter, for the first row (kept off the row path). */
 static pg_noinline BloomAggState *
 bloom_agg_start(FunctionCallInfo fcinfo, double p, int64 n)
 {
 	MemoryContext aggcontext = bloom_agg_context(fcinfo, "bloom_agg_transfn");
 	MemoryContext old_context = MemoryContextSwitchTo(aggcontext);
-	BloomAggState *state = (BloomAggState *) palloc0(sizeof(BloomAggState));
+	BloomFilter *filter = bloom_alloc_optimal("bloom_agg", p, n, true);
 
-	state->filter = bloom_alloc_optimal("bloom_agg", p, n, true);
-	state->false_positive_rate = p;
-	state->capacity = n;
-	if (bloom_payload_bytes(state->filter->m) >= BF_ADDER_MIN_BYTES)
-	{
-		state->adder = (bf_adder *) palloc(sizeof(bf_adder));
-		bf_adder_init(state->adder, state->filter->bits, state->filter->m,
-					  state->filter->k, state->filter->hash_scheme);
-	}
 	MemoryContextSwitchTo(old_context);
-	return state;
+	return bloom_agg_state_new(aggcontext, filter, p, n);
+}
+
+/*
+ * The state in argument 0, or NULL before the first row.  A state exists
+ * only when the aggregate machinery passes one (an internal argument cannot
+ * come from SQL), and then the cheap test of the call context will do: the
+ * full one (bloom_agg_start) is needed only to create it.
+ */
+static inline BloomAggState *
+bloom_agg_transition_state(FunctionCallInfo fcinfo, const char *function)
+{
+	if (PG_ARGISNULL(0))
+		return NULL;
+	if (unlikely(!bloom_in_aggregate(fcinfo)))
+		elog(ERROR, "%s called in non-aggregate context", function);
+	return (BloomAggState *) PG_GETARG_POINTER(0);
+}
+
+/*
+ * The row path of bloom_agg and bloom_agg_like: hash the value in argument
+ * 1 (not NULL) as bloom_add does, and set its bits in the state's filter.
+ */
+static pg_attribute_always_inline void
+bloom_agg_state_add(FunctionCallInfo fcinfo, BloomAggState *state)
+{
+	bf_hash		hash;
+
+	if (state->encoder == NULL)
+		state->encoder = bloom_call_encoder(fcinfo, 1);
+	if (!bloom_encoder_hash_integer(state->encoder, PG_GETARG_DATUM(1), &hash))
+		hash = bloom_encoder_hash(state->encoder, PG_GETARG_DATUM(1));
+	if (state->adder != NULL)
+		bf_adder_add(state->adder, hash);
+	else
+		bf_add(state->filter->bits, state->filter->m, state->filter->k,
+			   state->filter->hash_scheme, hash);
 }
 
 /*
@@ -142,21 +207,9 @@ PG_FUNCTION_INFO_V1(bloom_agg_transfn);
 Datum
 bloom_agg_transfn(PG_FUNCTION_ARGS)
 {
-	BloomAggState *state;
+	BloomAggState *state = bloom_agg_transition_state(fcinfo, "bloom_agg_transfn");
 	double		p;
 	int64		n;
-
-	/*
-	 * A state exists only when the aggregate machinery passes one (an
-	 * internal argument cannot come from SQL), and then the cheap test of
-	 * the call context will do: the full one is needed only to create it.
-	 */
-	if (PG_ARGISNULL(0))
-		state = NULL;
-	else if (likely(bloom_in_aggregate(fcinfo)))
-		state = (BloomAggState *) PG_GETARG_POINTER(0);
-	else
-		elog(ERROR, "bloom_agg_transfn called in non-aggregate context");
 
 	if (PG_ARGISNULL(2) || PG_ARGISNULL(3))
 		ereport(ERROR,
@@ -171,19 +224,118 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 		bloom_agg_check_request(state, p, n);
 
 	if (!PG_ARGISNULL(1))
-	{
-		bf_hash		hash;
+		bloom_agg_state_add(fcinfo, state);
+	PG_RETURN_POINTER(state);
+}
 
-		if (state->encoder == NULL)
-			state->encoder = bloom_call_encoder(fcinfo, 1);
-		if (!bloom_encoder_hash_integer(state->encoder, PG_GETARG_DATUM(1), &hash))
-			hash = bloom_encoder_hash(state->encoder, PG_GETARG_DATUM(1));
-		if (state->adder != NULL)
-			bf_adder_add(state->adder, hash);
-		else
-			bf_add(state->filter->bits, state->filter->m, state->filter->k,
-				   state->filter->hash_scheme, hash);
+/* ---- bloom_agg_like ---- */
+
+/* "a filter of m = ..., k = ..., hash scheme ..." or "NULL", for messages */
+static char *
+bloom_template_description(const BloomHeader *template)
+{
+	if (template == NULL)
+		return pstrdup("NULL");
+	return psprintf("a filter of m = " UINT64_FORMAT ", k = %u, hash scheme %u",
+					template->m, template->k, template->hash_scheme);
+}
+
+/* Whether template a (NULL: a NULL template) comes before b in messages. */
+static bool
+bloom_template_precedes(const BloomHeader *a, const BloomHeader *b)
+{
+	if (a == NULL || b == NULL)
+		return a == NULL;
+	if (a->hash_scheme != b->hash_scheme)
+		return a->hash_scheme < b->hash_scheme;
+	if (a->m != b->m)
+		return a->m < b->m;
+	return a->k < b->k;
+}
+
+/*
+ * Every row's template (and every partial state's) must have the shape of
+ * the first one, or be NULL when it was NULL; template is NULL for a NULL
+ * template.  Only the shape counts: templates of one shape with different
+ * bits give the same result, whatever their order.  The message names the
+ * two shapes in an order of their own, so that it is the same whichever
+ * row or partial state came first.
+ */
+static void
+bloom_agg_like_check_template(const BloomAggState *state, const BloomHeader *template)
+{
+	BloomView	first;
+	const BloomHeader *a = NULL;
+	const BloomHeader *b = template;
+
+	if (state->filter != NULL)
+	{
+		bloom_view_filter(state->filter, &first);
+		a = &first.header;
 	}
+	if (a == NULL || b == NULL)
+	{
+		if (a == NULL && b == NULL)
+			return;
+	}
+	else if (a->m == b->m && a->k == b->k && a->hash_scheme == b->hash_scheme)
+		return;
+	if (bloom_template_precedes(b, a))
+	{
+		b = a;
+		a = template;
+	}
+	ereport(ERROR,
+			errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			errmsg("bloom_agg_like: the template must have the same shape in every row"),
+			errdetail("One row's template is %s; another's is %s.",
+					  bloom_template_description(a), bloom_template_description(b)),
+			errhint("Give every row the same template, such as a scalar subquery that returns one stored filter."));
+}
+
+/*
+ * bloom_agg_like's state for the first row, with an empty filter of the
+ * template's shape, or none for a NULL template.
+ */
+static pg_noinline BloomAggState *
+bloom_agg_like_start(FunctionCallInfo fcinfo, const BloomHeader *template)
+{
+	MemoryContext aggcontext = bloom_agg_context(fcinfo, "bloom_agg_like_transfn");
+	MemoryContext old_context = MemoryContextSwitchTo(aggcontext);
+	BloomFilter *filter = NULL;
+
+	if (template != NULL)
+		filter = bloom_alloc_state(template->m, template->k, template->hash_scheme);
+	MemoryContextSwitchTo(old_context);
+	return bloom_agg_state_new(aggcontext, filter, 0, BLOOM_AGG_LIKE_CAPACITY);
+}
+
+/*
+ * bloom_agg_like(value, template): the template is read in every row, also
+ * when the value is NULL, so that a template of another shape is an error
+ * whatever the values.
+ */
+PG_FUNCTION_INFO_V1(bloom_agg_like_transfn);
+Datum
+bloom_agg_like_transfn(PG_FUNCTION_ARGS)
+{
+	BloomAggState *state = bloom_agg_transition_state(fcinfo, "bloom_agg_like_transfn");
+	BloomView	template;
+	const BloomHeader *template_shape = NULL;
+
+	if (!PG_ARGISNULL(2))
+	{
+		bloom_getarg(fcinfo, 2, &template);
+		template_shape = &template.header;
+	}
+
+	if (state == NULL)
+		state = bloom_agg_like_start(fcinfo, template_shape);
+	else
+		bloom_agg_like_check_template(state, template_shape);
+
+	if (!PG_ARGISNULL(1) && state->filter != NULL)
+		bloom_agg_state_add(fcinfo, state);
 	PG_RETURN_POINTER(state);
 }
 
@@ -277,11 +429,12 @@ bloom_agg_finalfn(PG_FUNCTION_ARGS)
 /* ---- bloom_union_agg and bloom_intersection_agg ---- */
 
 /*
- * Fold a filter, asked for with (p, n) by bloom_agg or (0, 0) by the set
- * operation aggregates, into state.  A NULL state stands for no input yet:
- * the result is then a new state in the aggregate context with a copy of
- * the filter, which may live in a shorter-lived context (a row's value, a
- * deserialized partial state).
+ * Fold a filter, asked for with (p, n) by bloom_agg, by the template of
+ * bloom_agg_like or with (0, 0) by the set operation aggregates, into
+ * state.  input is NULL only for a bloom_agg_like state whose templates were
+ * all NULL.  A NULL state stands for no input yet: the result is then a new
+ * state in the aggregate context with a copy of the filter, which may live
+ * in a shorter-lived context (a row's value, a deserialized partial state).
  */
 static BloomAggState *
 bloom_agg_state_fold(MemoryContext aggcontext, BloomSetOp op, const char *operation,
@@ -292,16 +445,20 @@ bloom_agg_state_fold(MemoryContext aggcontext, BloomSetOp op, const char *operat
 		MemoryContext old_context = MemoryContextSwitchTo(aggcontext);
 
 		state = (BloomAggState *) palloc0(sizeof(BloomAggState));
-		state->filter = bloom_setop_fold(op, operation, NULL, input);
+		if (input != NULL)
+			state->filter = bloom_setop_fold(op, operation, NULL, input);
 		state->false_positive_rate = p;
 		state->capacity = n;
 		MemoryContextSwitchTo(old_context);
 		return state;
 	}
 
-	/* bloom_agg's check first; it always passes for the set operation states */
+	/* bloom_agg's and bloom_agg_like's checks first; the set operation states pass them */
 	bloom_agg_check_request(state, p, n);
-	bloom_setop_fold(op, operation, state->filter, input);
+	if (n == BLOOM_AGG_LIKE_CAPACITY)
+		bloom_agg_like_check_template(state, input != NULL ? &input->header : NULL);
+	if (input != NULL)
+		bloom_setop_fold(op, operation, state->filter, input);
 	return state;
 }
 
@@ -341,12 +498,13 @@ bloom_intersection_agg_transfn(PG_FUNCTION_ARGS)
 									  "bloom_intersection_agg_transfn");
 }
 
+/* Also bloom_agg_like's, whose state has no filter when its templates were NULL. */
 PG_FUNCTION_INFO_V1(bloom_setop_agg_finalfn);
 Datum
 bloom_setop_agg_finalfn(PG_FUNCTION_ARGS)
 {
 	bloom_agg_context(fcinfo, "bloom_setop_agg_finalfn");
-	if (PG_ARGISNULL(0))
+	if (PG_ARGISNULL(0) || ((BloomAggState *) PG_GETARG_POINTER(0))->filter == NULL)
 		PG_RETURN_NULL();
 	return bloom_agg_result((BloomAggState *) PG_GETARG_POINTER(0));
 }
@@ -378,12 +536,17 @@ bloom_agg_combine(FunctionCallInfo fcinfo, BloomSetOp op, const char *operation,
 	bloom_agg_state_flush(state2);
 	if (state1 != NULL)
 		bloom_agg_state_flush(state1);
-	bloom_view_filter(state2->filter, &input);
-	PG_RETURN_POINTER(bloom_agg_state_fold(aggcontext, op, operation, state1, &input,
+	if (state2->filter != NULL)
+		bloom_view_filter(state2->filter, &input);
+	PG_RETURN_POINTER(bloom_agg_state_fold(aggcontext, op, operation, state1,
+										   state2->filter != NULL ? &input : NULL,
 										   state2->false_positive_rate, state2->capacity));
 }
 
-/* Shared by bloom_agg, where bloom_agg_check_request speaks first. */
+/*
+ * Shared by bloom_agg and bloom_agg_like, where bloom_agg_check_request and
+ * bloom_agg_like_check_template speak first.
+ */
 PG_FUNCTION_INFO_V1(bloom_union_agg_combinefn);
 Datum
 bloom_union_agg_combinefn(PG_FUNCTION_ARGS)
@@ -402,11 +565,21 @@ bloom_intersection_agg_combinefn(PG_FUNCTION_ARGS)
 
 /*
  * Serialized state: false_positive_rate (float8) and capacity (int8), both 0
- * for the set operation aggregates, then the filter as stored (12-byte
- * header and bit array, bloom.h).  It only passes between the processes of
- * one query, so numbers are in native byte order.
+ * for the set operation aggregates, 0 and BLOOM_AGG_LIKE_CAPACITY for
+ * bloom_agg_like, then the filter as stored (12-byte header and bit array,
+ * bloom.h), which a bloom_agg_like state of NULL templates does not have.
+ * It only passes between the processes of one query, so numbers are in
+ * native byte order.
  */
 #define BLOOM_AGG_SERIAL_PREFIX (sizeof(double) + sizeof(int64))
+
+/* The first BLOOM_AGG_SERIAL_PREFIX bytes: what the state was asked for. */
+static void
+bloom_agg_serialize_request(const BloomAggState *state, char *out)
+{
+	memcpy(out, &state->false_positive_rate, sizeof(double));
+	memcpy(out + sizeof(double), &state->capacity, sizeof(int64));
+}
 
 PG_FUNCTION_INFO_V1(bloom_agg_serialfn);
 Datum
@@ -420,6 +593,13 @@ bloom_agg_serialfn(PG_FUNCTION_ARGS)
 
 	bloom_agg_context(fcinfo, "bloom_agg_serialfn");
 	state = (BloomAggState *) PG_GETARG_POINTER(0);
+	if (state->filter == NULL)
+	{
+		result = (bytea *) palloc(VARHDRSZ + BLOOM_AGG_SERIAL_PREFIX);
+		SET_VARSIZE(result, VARHDRSZ + BLOOM_AGG_SERIAL_PREFIX);
+		bloom_agg_serialize_request(state, VARDATA(result));
+		PG_RETURN_BYTEA_P(result);
+	}
 	bloom_agg_state_flush(state);
 	bloom_view_filter(state->filter, &view);
 
@@ -435,8 +615,7 @@ bloom_agg_serialfn(PG_FUNCTION_ARGS)
 	result = (bytea *) palloc(size);
 	SET_VARSIZE(result, size);
 	out = VARDATA(result);
-	memcpy(out, &state->false_positive_rate, sizeof(double));
-	memcpy(out + sizeof(double), &state->capacity, sizeof(int64));
+	bloom_agg_serialize_request(state, out);
 	out += BLOOM_AGG_SERIAL_PREFIX;
 	bloom_header_write((uint8 *) out, &view.header);
 	memcpy(out + BLOOM_HEADER_BYTES, view.bits, view.nbytes);
@@ -473,12 +652,19 @@ bloom_agg_deserialfn(PG_FUNCTION_ARGS)
 	serialized = PG_GETARG_BYTEA_PP(0);
 	in = VARDATA_ANY(serialized);
 	length = VARSIZE_ANY_EXHDR(serialized);
-	if (length < BLOOM_AGG_SERIAL_PREFIX + BLOOM_HEADER_BYTES)
+	if (length < BLOOM_AGG_SERIAL_PREFIX)
 		bloom_agg_raise_corrupt("The state is too short.");
 
 	state = (BloomAggState *) palloc0(sizeof(BloomAggState));
 	memcpy(&state->false_positive_rate, in, sizeof(double));
 	memcpy(&state->capacity, in + sizeof(double), sizeof(int64));
+
+	/* a bloom_agg_like state whose templates were all NULL: no filter */
+	if (length == BLOOM_AGG_SERIAL_PREFIX && state->capacity == BLOOM_AGG_LIKE_CAPACITY &&
+		state->false_positive_rate == 0.0)
+		PG_RETURN_POINTER(state);
+	if (length < BLOOM_AGG_SERIAL_PREFIX + BLOOM_HEADER_BYTES)
+		bloom_agg_raise_corrupt("The state is too short.");
 
 	/* the rest is the filter after its varlena length word */
 	length -= BLOOM_AGG_SERIAL_PREFIX;
@@ -488,10 +674,11 @@ bloom_agg_deserialfn(PG_FUNCTION_ARGS)
 	bloom_view_datum(PointerGetDatum(filter), &view);
 	state->filter = filter;
 
-	if (state->capacity == 0)
+	if (state->capacity == 0 || state->capacity == BLOOM_AGG_LIKE_CAPACITY)
 	{
+		/* any shape: a set operation's or a template's */
 		if (state->false_positive_rate != 0.0)
-			bloom_agg_raise_corrupt("A set operation state has a false_positive_rate.");
+			bloom_agg_raise_corrupt("A set operation or bloom_agg_like state has a false_positive_rate.");
 	}
 	else
 	{

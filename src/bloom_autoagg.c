@@ -94,8 +94,7 @@ bloom_autoagg_check_rate(const BloomAutoState *state, double p)
 }
 
 /* The ERROR for a rate that n distinct values cannot meet within M bits. */
-static void
-pg_attribute_noreturn()
+pg_noreturn static void
 bloom_autoagg_raise_rate_error(double p, uint64 n, uint64 sketch_m)
 {
 	ereport(ERROR,

@@ -40,6 +40,8 @@
  */
 #include "bloom_pg.h"
 
+#include <math.h>
+
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "port/pg_bswap.h"
@@ -300,8 +302,7 @@ bloom_encoder_hash(BloomEncoder *encoder, Datum value)
  * A view's hash scheme was checked when it was read, so this is reached only
  * if a scheme is accepted there but not implemented here.
  */
-static void
-pg_attribute_noreturn()
+pg_noreturn static void
 bloom_unsupported_hash_scheme(const BloomView *view)
 {
 	ereport(ERROR,

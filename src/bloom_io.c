@@ -10,9 +10,6 @@
 
 #include "libpq/pqformat.h"
 #include "utils/memutils.h"
-#if PG_VERSION_NUM >= 160000
-#include "nodes/miscnodes.h"
-#endif
 
 /*
  * Decode the text form; on success *result is a new filter.  The text must
@@ -58,17 +55,10 @@ bloom_in(PG_FUNCTION_ARGS)
 	if (status != BF_OK)
 	{
 		/* a soft error where the caller asked for one (pg_input_is_valid) */
-#if PG_VERSION_NUM >= 160000
 		ereturn(fcinfo->context, (Datum) 0,
 				errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				errmsg("invalid input syntax for type bloom"),
 				errdetail("%s", bf_status_message(status)));
-#else
-		ereport(ERROR,
-				errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				errmsg("invalid input syntax for type bloom"),
-				errdetail("%s", bf_status_message(status)));
-#endif
 	}
 	PG_RETURN_POINTER(filter);
 }

@@ -208,7 +208,7 @@ bloom_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view)
 		return;
 	}
 
-	/* not a stored value of arguments 0 and 1: nothing worth caching */
+	/* not a stored value of an argument the cache keeps: nothing worth caching */
 	bloom_view_datum(PointerGetDatum(value), view);
 }
 
@@ -350,7 +350,7 @@ bloom_require_same_shape(const char *operation, const BloomView *a, const BloomV
 				errdetail("One filter has m = " UINT64_FORMAT ", k = %u, hash scheme %u; the other has m = " UINT64_FORMAT ", k = %u, hash scheme %u.",
 						  a->header.m, a->header.k, a->header.hash_scheme,
 						  b->header.m, b->header.k, b->header.hash_scheme),
-				errhint("Combine only filters created with the same false_positive_rate and capacity, or the same m and k."));
+				errhint("Combine only filters created with the same false_positive_rate and capacity, or the same m and k; bloom_agg_like and bloom_empty_like build filters in the shape of another."));
 }
 
 void

@@ -10,6 +10,8 @@
 
 #include "postgres.h"
 
+#include "bloom_compat.h"
+
 #include "fmgr.h"
 #include "nodes/primnodes.h"
 #include "port/pg_bswap.h"
@@ -203,7 +205,7 @@ extern Aggref *bloom_agg_call(FunctionCallInfo fcinfo);
  * ERROR XX001 for a serialized aggregate state (from a parallel worker) that
  * does not hold together; detail says what is wrong (bloom_agg.c).
  */
-extern void bloom_agg_raise_corrupt(const char *detail) pg_attribute_noreturn();
+pg_noreturn extern void bloom_agg_raise_corrupt(const char *detail);
 
 /* The type's input function (bloom_io.c), by which the type is recognized. */
 extern PGDLLEXPORT Datum bloom_in(PG_FUNCTION_ARGS);
@@ -228,7 +230,7 @@ typedef struct BloomArgCache
 
 typedef struct BloomCallCache
 {
-	BloomArgCache args[2];		/* filter arguments 0 and 1 */
+	BloomArgCache args[3];		/* filter arguments 0 to 2 (bloom_agg_like's template) */
 	BloomArgCache spares[BLOOM_CACHE_SPARES];	/* earlier ones of either */
 	Size		spare_bytes;
 	int			next_victim;	/* round robin over spares */

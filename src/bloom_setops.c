@@ -79,6 +79,18 @@ bloom_empty_mk(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(bloom_alloc((uint64) m, (uint32) k, BLOOM_HASH_XXH3_EDH));
 }
 
+/* An empty filter of the template's m, k and hash scheme; its bits are not read. */
+PG_FUNCTION_INFO_V1(bloom_empty_like);
+Datum
+bloom_empty_like(PG_FUNCTION_ARGS)
+{
+	BloomView	template;
+
+	bloom_getarg(fcinfo, 0, &template);
+	PG_RETURN_POINTER(bloom_alloc(template.header.m, template.header.k,
+								  template.header.hash_scheme));
+}
+
 /*
  * bloom_empty(): BF_DEFAULT_FALSE_POSITIVE_RATE (0.01, the rate of
  * bloom_agg(value)) and BF_DEFAULT_CAPACITY (10000 values: 95,851 bits,

@@ -59,6 +59,16 @@ extern void (*bf_interrupt_hook) (void);
 #define BF_ALWAYS_INLINE inline
 #endif
 
+/* A deliberate fall-through to the next case (-Wimplicit-fallthrough=5). */
+#if defined(__has_attribute)
+#if __has_attribute(fallthrough)
+#define BF_FALLTHROUGH __attribute__((fallthrough))
+#endif
+#endif
+#ifndef BF_FALLTHROUGH
+#define BF_FALLTHROUGH ((void) 0)
+#endif
+
 /* ---- shapes ---- */
 
 /*
@@ -272,22 +282,22 @@ bf_block_set(uint8_t *block, uint32_t k, uint64_t h2)
 		{
 			case 7:
 				BF_BLOCK_SET_BIT(block, w >> 54);
-				/* FALLTHROUGH */
+				BF_FALLTHROUGH;
 			case 6:
 				BF_BLOCK_SET_BIT(block, w >> 45);
-				/* FALLTHROUGH */
+				BF_FALLTHROUGH;
 			case 5:
 				BF_BLOCK_SET_BIT(block, w >> 36);
-				/* FALLTHROUGH */
+				BF_FALLTHROUGH;
 			case 4:
 				BF_BLOCK_SET_BIT(block, w >> 27);
-				/* FALLTHROUGH */
+				BF_FALLTHROUGH;
 			case 3:
 				BF_BLOCK_SET_BIT(block, w >> 18);
-				/* FALLTHROUGH */
+				BF_FALLTHROUGH;
 			case 2:
 				BF_BLOCK_SET_BIT(block, w >> 9);
-				/* FALLTHROUGH */
+				BF_FALLTHROUGH;
 			default:
 				BF_BLOCK_SET_BIT(block, w);
 		}

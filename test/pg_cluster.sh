@@ -6,8 +6,10 @@
 # The cluster lives in a fresh temporary directory and listens only on a Unix
 # socket there, so any number of these can run at once (pg_virtualenv, run as
 # root, always uses the one cluster 15/regress).  The extension is loaded from
-# DESTDIR (a "make install DESTDIR=..." tree) through Debian's
-# extension_destdir setting, so nothing is installed system-wide.
+# DESTDIR (a "make install DESTDIR=..." tree), so nothing is installed
+# system-wide: through Debian's extension_destdir setting up to 17, and
+# through PostgreSQL's own extension_control_path and dynamic_library_path
+# from 18 on (Debian's 18 packages dropped extension_destdir).
 #
 # The command sees PGHOST, PGPORT, PGUSER, PGDATABASE, BLOOM_PG_LOG (the
 # server log), BLOOM_PG_DATA (the data directory) and BLOOM_PG_CTL (pg_ctl
@@ -26,6 +28,14 @@ while [ "${1:-}" = "-o" ]; do opts+=(-c "$2"); shift 2; done
 destdir=$(cd "$1" && pwd); shift
 
 bindir=$("${PG_CONFIG:-pg_config}" --bindir)
+major=$("${PG_CONFIG:-pg_config}" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
+if [ "$major" -ge 18 ]; then
+	# the control path names share directories; "extension" is appended
+	load_from="-c extension_control_path='$destdir$("${PG_CONFIG:-pg_config}" --sharedir):\$system' \
+		-c dynamic_library_path='$destdir$("${PG_CONFIG:-pg_config}" --pkglibdir):\$libdir'"
+else
+	load_from="-c extension_destdir='$destdir'"
+fi
 work=$(mktemp -d /tmp/bloomfilter-pg.XXXXXX)
 chmod 755 "$work"
 as_owner=()
@@ -59,7 +69,7 @@ fi
 	printf 'exec'
 	printf ' %q' "${as_owner[@]}" "$bindir/pg_ctl" -D "$work/data" -l "$work/server.log" -w \
 		-o "-c listen_addresses='' -c unix_socket_directories='$work' -c port=5432 \
-		    -c fsync=off -c extension_destdir='$destdir' ${opts[*]:-}"
+		    -c fsync=off $load_from ${opts[*]:-}"
 	echo ' "$@"'
 } >"$work/pg_ctl"
 chmod 755 "$work/pg_ctl"

@@ -18,6 +18,18 @@ set -euo pipefail
 
 BINDIR=$("${PG_CONFIG:-pg_config}" --bindir)
 BLOOM_ROOT=${BLOOM_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+# The server's major version, and how its EXPLAIN prints the first InitPlan
+# and its value: "InitPlan 1 (returns $0)" and "$0" up to 16, "InitPlan 1"
+# and "(InitPlan 1).col1" on 17 and 18, "InitPlan expr_1" and
+# "(InitPlan expr_1).col1" from 19 on.
+PG_MAJOR=$("${PG_CONFIG:-pg_config}" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
+if [ "$PG_MAJOR" -ge 19 ]; then
+	EXPLAIN_INITPLAN_1='InitPlan expr_1' EXPLAIN_INITPLAN_1_VALUE='(InitPlan expr_1).col1'
+elif [ "$PG_MAJOR" -ge 17 ]; then
+	EXPLAIN_INITPLAN_1='InitPlan 1' EXPLAIN_INITPLAN_1_VALUE='(InitPlan 1).col1'
+else
+	EXPLAIN_INITPLAN_1='InitPlan 1 (returns $0)' EXPLAIN_INITPLAN_1_VALUE='$0'
+fi
 # psql for scripted checks: no psqlrc, stop on error, unaligned tuples only.
 PSQL=("$BINDIR/psql" -X -q -v ON_ERROR_STOP=1 -At)
 

@@ -118,7 +118,7 @@ names_filter="(SELECT f FROM local_filters WHERE name = 'names')"
 out=$(explain "" "SELECT * FROM items r WHERE bloom_contains($ids_filter, r.id)")
 check_has "bloom_contains(scalar subquery, id) is in the Remote SQL with the filter as \$1" \
 	"Remote SQL: SELECT id, name, payload FROM public.items WHERE (public.bloom_contains(\$1::public.bloom, id))" "$out"
-check_has "  ... and the filter comes from an InitPlan evaluated locally" "InitPlan 1 (returns \$0)" "$out"
+check_has "  ... and the filter comes from an InitPlan evaluated locally" "$EXPLAIN_INITPLAN_1" "$out"
 
 check_plan "filter @> id is in the Remote SQL" \
 	"SELECT * FROM items r WHERE $ids_filter @> r.id" \
@@ -149,7 +149,7 @@ check_plan "a text key is shipped too" \
 out=$(explain "" "SELECT * FROM items_plain r WHERE bloom_contains($ids_filter, r.id)")
 check "without OPTIONS (extensions 'bloomfilter') the remote sends every row" \
 	"Remote SQL: SELECT id, name, payload FROM public.items" "$(remote_sql_of "$out")"
-check_has "  ... and bloom_contains runs locally" "Filter: bloom_contains(\$0, r.id)" "$out"
+check_has "  ... and bloom_contains runs locally" "Filter: bloom_contains($EXPLAIN_INITPLAN_1_VALUE, r.id)" "$out"
 
 # Listing an extension the remote does not have fails cleanly on the remote.
 err=$(local_sql -c "SELECT count(*) FROM items_noext r WHERE bloom_contains($ids_filter, r.id)" 2>&1)

@@ -1,18 +1,27 @@
 #!/usr/bin/env bash
-# Upgrades: CREATE EXTENSION bloomfilter VERSION '1.0', then ALTER EXTENSION
-# bloomfilter UPDATE to the default version, must give what a fresh install
-# of the default version gives.
+# Upgrades: CREATE EXTENSION bloomfilter VERSION '1.0' (or '1.1'), then
+# ALTER EXTENSION bloomfilter UPDATE to the default version, must give what a
+# fresh install of the default version gives.
 #
 #   test/cluster/upgrade.sh INSTDIR
 #
 # - A filter stored under 1.0 reads back the same after the update.
-# - The upgraded extension's objects equal a fresh install's: every member
-#   with its definition (signature, result, volatility, strictness, parallel
-#   safety, support function, C symbol, operator and type properties,
-#   aggregate support functions, operator class members), its dependencies
-#   and its comment.
+# - Every earlier version updates to the default version, by the scripts in
+#   order (1.0 -> 1.1 -> 1.2).
+# - The extension updated from 1.0, and the one updated from 1.1, have the
+#   objects of a fresh install: every member with its definition (signature,
+#   result, volatility, strictness, parallel safety, support function, C
+#   symbol, operator and type properties, aggregate support functions,
+#   operator class members), its dependencies and its comment.
 # - The whole pg_regress suite (every sql/*.sql but the install scripts)
-#   passes against the upgraded database.
+#   passes against the database updated from 1.0.
+# - Stored rollups survive the upgrade: a daily filter that the 1.0 library
+#   built with bloom_agg(x, 0.01, 10000000) (scheme 1, the classic m and k),
+#   and the next day's, built after the update with bloom_agg_like in its
+#   shape, union, and the union holds every value of both days.  The 1.0
+#   library is built from this repository's history (the commit before the
+#   1.0 -> 1.1 script was added) when it can be; otherwise the 1.0 filter is
+#   built as 1.0 built it, with explicit m and k, by today's library.
 source "$(dirname "$0")/common.bash"
 cluster_main upgrade "$@"
 instdir=$1
@@ -22,7 +31,7 @@ default_version=$(sed -nE "s/^default_version[[:space:]]*=[[:space:]]*'([^']*)'.
 echo "default version: $default_version"
 
 # The settings pg_regress gives a database it creates itself.
-for db in fresh upgraded; do
+for db in fresh upgraded from11; do
 	"${PSQL[@]}" -c "CREATE DATABASE $db TEMPLATE template0"
 	"${PSQL[@]}" -d "$db" <<SQL
 ALTER DATABASE $db SET lc_messages TO 'C';
@@ -50,6 +59,20 @@ SQL
 ) || true
 check "1.0 installs, updates to $default_version, and a filter stored under 1.0 reads back the same" \
 	"$(printf '1.0\n%s\nt|t|t|t' "$default_version")" "$got"
+
+got=$("${PSQL[@]}" -d from11 <<'SQL'
+CREATE EXTENSION bloomfilter VERSION '1.1';
+SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter';
+ALTER EXTENSION bloomfilter UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter';
+SQL
+) || true
+check "1.1 installs and updates to $default_version" "$(printf '1.1\n%s' "$default_version")" "$got"
+
+got=$("${PSQL[@]}" -d fresh -c "SELECT source || ': ' || path FROM pg_extension_update_paths('bloomfilter')
+	WHERE target = '$default_version' AND path IS NOT NULL ORDER BY source") || true
+check "every earlier version updates to $default_version through each script in turn" \
+	"$(printf '1.0: 1.0--1.1--1.2\n1.1: 1.1--1.2')" "$got"
 
 # One line per member, and per dependency and comment of a member: a
 # description that names every property an install script sets.
@@ -129,14 +152,16 @@ work=$(mktemp -d /tmp/bloomfilter-upgrade.XXXXXX)
 chmod 777 "$work"
 trap 'rm -rf "$work"' EXIT
 describe_members fresh >"$work/fresh.txt"
-describe_members upgraded >"$work/upgraded.txt"
 members=$(grep -c ' :: ' "$work/fresh.txt" || true)
 echo "fresh install: $members members, $(wc -l <"$work/fresh.txt") description lines"
-if [ "$members" -gt 40 ] && diff -u "$work/fresh.txt" "$work/upgraded.txt"; then
-	pass "the upgraded extension's objects equal a fresh install of $default_version"
-else
-	fail "the upgraded extension differs from a fresh install of $default_version (diff above)"
-fi
+for db in upgraded from11; do
+	describe_members "$db" >"$work/$db.txt"
+	if [ "$members" -gt 40 ] && diff -u "$work/fresh.txt" "$work/$db.txt"; then
+		pass "the extension updated in database $db has the objects of a fresh install of $default_version"
+	else
+		fail "the extension updated in database $db differs from a fresh install of $default_version (diff above)"
+	fi
+done
 
 # The pg_regress suite, as "make installcheck" runs it, on the upgraded database.
 tests=$(cd "$BLOOM_ROOT/sql" && ls ./*.sql | sed -e 's|^\./||' -e 's|\.sql$||' | grep -v '^bloomfilter--' | sort)
@@ -156,5 +181,121 @@ else
 	[ -s "$work/regression.diffs" ] && head -n 200 "$work/regression.diffs"
 	echo "FAIL: pg_regress on the upgraded database (exit $status)"
 fi
+
+# ---- Stored rollups across the upgrade ----
+#
+# Day 1 (visitors 1..100000) is built by the 1.0 library with
+# bloom_agg(x, 0.01, 10000000), as is the filter 1.0 would give both days
+# (visitors 1..150000).  Then the library is replaced by this one and the
+# extension updated: the same call now gives a blocked filter (scheme 2),
+# which does not combine with day 1; bloom_agg_like(x, day 1) gives day 2
+# (visitors 50001..150000) in day 1's shape, and the rollup is the filter 1.0
+# would have built.
+"${PSQL[@]}" -c "CREATE DATABASE rollup TEMPLATE template0"
+# The 1.0 library: the parent of the commit that added the 1.0 -> 1.1 script.
+old_inst=""
+old_why=""
+git_root=(git -c safe.directory='*' -C "$BLOOM_ROOT")
+if ! added=$("${git_root[@]}" log --diff-filter=A --format=%H -- sql/bloomfilter--1.0--1.1.sql 2>/dev/null | tail -n 1) ||
+	[ -z "$added" ] || ! "${git_root[@]}" cat-file -e "$added^" 2>/dev/null; then
+	old_why="the repository's history is not here"
+else
+	mkdir -p "$work/old/src" "$work/old/build"
+	mk_old=(make -C "$work/old/build" -f "$work/old/src/Makefile" VPATH="$work/old/src" PG_CONFIG="$PG_CONFIG")
+	if "${git_root[@]}" archive "$added^" | tar -x -C "$work/old/src" &&
+		"${mk_old[@]}" -j2 >"$work/old/build.log" 2>&1 &&
+		"${mk_old[@]}" install DESTDIR="$work/old/inst" >>"$work/old/build.log" 2>&1; then
+		old_inst=$work/old/inst
+		chmod -R a+rX "$work/old"
+		echo "1.0 library: built from commit $("${git_root[@]}" rev-parse --short "$added^")"
+	else
+		tail -n 20 "$work/old/build.log"
+		old_why="the 1.0 sources of commit ${added:0:7}^ do not build here"
+	fi
+fi
+
+day1_sql="
+CREATE EXTENSION bloomfilter VERSION '1.0';
+CREATE TABLE daily (day date PRIMARY KEY, f bloom NOT NULL);
+CREATE TABLE expected (f bloom NOT NULL);"
+if [ -n "$old_inst" ]; then
+	"$BLOOM_PG_CTL" stop >/dev/null
+	"$BLOOM_PG_CTL" -o "-c extension_destdir='$old_inst'" start >/dev/null
+	got=$("${PSQL[@]}" -d rollup <<SQL
+$day1_sql
+INSERT INTO daily SELECT '2026-01-01', bloom_agg(i, 0.01, 10000000) FROM generate_series(1, 100000) AS i;
+INSERT INTO expected SELECT bloom_agg(i, 0.01, 10000000) FROM generate_series(1, 150000) AS i;
+SELECT extversion, (bloom_info(f)).m, (bloom_info(f)).k, substr(f::text, 1, 12)
+FROM daily, pg_extension WHERE extname = 'bloomfilter';
+SQL
+	) || true
+	"$BLOOM_PG_CTL" stop >/dev/null
+	"$BLOOM_PG_CTL" start >/dev/null
+	how="the 1.0 library"
+else
+	echo "note: $old_why; day 1 is built as 1.0 built it (explicit m and k) by today's library"
+	got=$("${PSQL[@]}" -d rollup <<SQL
+$day1_sql
+CREATE FUNCTION added(f bloom, lo int, hi int) RETURNS bloom LANGUAGE plpgsql AS \$\$
+BEGIN
+	FOR i IN lo..hi LOOP
+		f := bloom_add(f, i);
+	END LOOP;
+	RETURN f;
+END
+\$\$;
+INSERT INTO daily SELECT '2026-01-01', added(bloom_empty_mk(95850584, 7), 1, 300);
+INSERT INTO expected SELECT added(bloom_empty_mk(95850584, 7), 1, 450);
+SELECT extversion, (bloom_info(f)).m, (bloom_info(f)).k, substr(f::text, 1, 12)
+FROM daily, pg_extension WHERE extname = 'bloomfilter';
+SQL
+	) || true
+	how="today's library with explicit m and k"
+fi
+check "1.0's daily filter of bloom_agg(x, 0.01, 10000000), built by $how, is scheme 1 with the classic m and k" \
+	"1.0|95850584|7|bloom:v1:h1:" "$got"
+# the fallback's days are smaller: 1..300 and 151..450
+last=150000 overlap=50001
+[ -n "$old_inst" ] || last=450 overlap=151
+
+got=$("${PSQL[@]}" -d rollup <<SQL
+ALTER EXTENSION bloomfilter UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter';
+-- the same call now builds a blocked filter, which does not combine with day 1
+CREATE TABLE plain AS SELECT bloom_agg(i, 0.01, 10000000) AS f FROM generate_series($overlap, $last) AS i;
+SELECT (bloom_info(f)).m, (bloom_info(f)).k, substr(f::text, 1, 12) FROM plain;
+CREATE FUNCTION sqlstate_of(query text) RETURNS text LANGUAGE plpgsql AS \$\$
+BEGIN
+	EXECUTE query;
+	RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+	RETURN SQLSTATE;
+END
+\$\$;
+SELECT sqlstate_of('SELECT (SELECT f FROM daily) | (SELECT f FROM plain)');
+SQL
+) || true
+check "after the update the same call builds a blocked filter, which does not combine with day 1" \
+	"$(printf '%s\n98959360|6|bloom:v1:h2:\n22023' "$default_version")" "$got"
+
+got=$("${PSQL[@]}" -d rollup <<SQL
+INSERT INTO daily
+SELECT '2026-01-02', bloom_agg_like(i, (SELECT f FROM daily WHERE day = '2026-01-01'))
+FROM generate_series($overlap, $last) AS i;
+CREATE TABLE rollup AS SELECT bloom_union_agg(f) AS f FROM daily;
+SELECT count(*) AS days,
+	bool_and((bloom_info(f)).m = 95850584 AND (bloom_info(f)).k = 7 AND f::text LIKE 'bloom:v1:h1:%')
+FROM daily;
+SELECT (SELECT count(*) FROM generate_series(1, $last) AS i WHERE NOT f @> i) AS false_negatives,
+	f = (SELECT f FROM expected) AS what_one_filter_of_both_days_is,
+	f = (SELECT a.f | b.f FROM daily AS a, daily AS b WHERE a.day = '2026-01-01' AND b.day = '2026-01-02')
+		AS same_as_operator
+FROM rollup;
+-- and a filter kept up to date with bloom_add starts from bloom_empty_like
+SELECT bloom_union(f, bloom_add(bloom_empty_like(f), $last + 1)) @> ($last + 1) FROM rollup;
+SQL
+) || true
+check "day 2, built after the update by bloom_agg_like in day 1's shape, unions with day 1 into the filter 1.0 would build of both days, with every value" \
+	"$(printf '2|t\n0|t|t\nt')" "$got"
 
 cluster_done

@@ -1,0 +1,52 @@
+/* bloomfilter--1.1--1.2.sql: from 1.1 to 1.2 */
+
+\echo Use "ALTER EXTENSION bloomfilter UPDATE TO '1.2'" to load this file. \quit
+
+-- Names from PostgreSQL itself are qualified with pg_catalog; the extension's
+-- own objects are found in its schema, which ALTER EXTENSION puts first on the
+-- search_path (with pg_temp last), so a hostile search_path captures nothing.
+
+--
+-- Filters in the shape of another (src/bloom_setops.c, src/bloom_agg.c), so
+-- that filters stored under one release keep combining with filters built
+-- under a later one whose bloom_agg(value, p, n) gives another shape (1.0's
+-- scheme 1 filters of 2 MiB and more, 1.1's blocked ones).
+--
+
+CREATE FUNCTION bloom_empty_like(template bloom) RETURNS bloom
+	AS 'MODULE_PATHNAME', 'bloom_empty_like'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_empty_like(bloom) IS
+	'empty filter with the m, k and hash scheme of the template (its bits are not read)';
+
+-- Not STRICT: the template is checked in every row, also when the value is
+-- NULL, and a NULL template must be told from a missing one.
+CREATE FUNCTION bloom_agg_like_transfn(pg_catalog.internal, pg_catalog.anyelement, bloom)
+	RETURNS pg_catalog.internal
+	AS 'MODULE_PATHNAME', 'bloom_agg_like_transfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_agg_like_transfn(pg_catalog.internal, pg_catalog.anyelement, bloom) IS
+	'transition function of bloom_agg_like';
+
+-- bloom_agg_like shares bloom_agg's state, and so its combine, serialize
+-- and deserialize functions, and the set operation aggregates' final function.
+COMMENT ON FUNCTION bloom_setop_agg_finalfn(pg_catalog.internal) IS
+	'final function of bloom_union_agg, bloom_intersection_agg and bloom_agg_like: the filter, NULL when there is none (no rows, only NULL filters, only NULL templates)';
+COMMENT ON FUNCTION bloom_union_agg_combinefn(pg_catalog.internal, pg_catalog.internal) IS
+	'combine function of bloom_agg, bloom_agg_like and bloom_union_agg (bitwise OR of partial filters)';
+
+CREATE AGGREGATE bloom_agg_like(value pg_catalog.anyelement, template bloom) (
+	SFUNC = bloom_agg_like_transfn,
+	STYPE = pg_catalog.internal,
+	FINALFUNC = bloom_setop_agg_finalfn,
+	COMBINEFUNC = bloom_union_agg_combinefn,
+	SERIALFUNC = bloom_agg_serialfn,
+	DESERIALFUNC = bloom_agg_deserialfn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg_like(pg_catalog.anyelement, bloom) IS
+	'filter of the non-NULL values with the m, k and hash scheme of the template (the same shape in every row; NULL in every row gives NULL)';
+
+-- The array type bloom[] is a member of the extension from PostgreSQL 17 on,
+-- and is listed with the others in \dT+.
+COMMENT ON TYPE bloom[] IS 'array of bloom filters (the variadic bloom_union and bloom_intersection take one)';
