@@ -228,7 +228,11 @@ CROSS JOIN LATERAL (VALUES
 	(41, 'planner estimate of $1 @> v',
 		forms_estimate(s.f, '$1 @> v') = forms_estimate(r.p, '$1 @> v')),
 	(42, 'planner estimate of v <@ $1',
-		forms_estimate(s.f, 'v <@ $1') = forms_estimate(r.p, 'v <@ $1'))
+		forms_estimate(s.f, 'v <@ $1') = forms_estimate(r.p, 'v <@ $1')),
+	(43, 'bloom_empty_like(filter)', bloom_send(bloom_empty_like(s.f)) = bloom_send(bloom_empty_like(r.p))),
+	(44, 'bloom_agg_like(v, filter) (transition argument 3)',
+		(SELECT bloom_send(bloom_agg_like(v, s.f)) FROM generate_series(1, 50) AS v)
+		= (SELECT bloom_send(bloom_agg_like(v, r.p)) FROM generate_series(1, 50) AS v))
 ) AS c(ord, fn, same);
 
 -- one line per function: how many forms it was run on, and any that differ
@@ -255,7 +259,8 @@ SELECT f::regprocedure FROM unnest(ARRAY[
 	'bloom_cardinality(bloom)', 'bloom_union_cardinality(bloom, bloom)',
 	'bloom_intersection_cardinality(bloom, bloom)', 'bloom_jaccard(bloom, bloom)',
 	'bloom_info(bloom)', 'bloom_eq(bloom, bloom)', 'bloom_ne(bloom, bloom)', 'bloom_hash(bloom)',
-	'bloom_hash_extended(bloom, int8)']) AS f;
+	'bloom_hash_extended(bloom, int8)', 'bloom_empty_like(bloom)',
+	'bloom_agg_like(anyelement, bloom)']) AS f;
 
 -- the estimates are real ones: they differ between filters
 SELECT count(DISTINCT forms_estimate(f, 'bloom_contains($1, v)')) > 3 AS estimates_differ FROM forms;
