@@ -16,6 +16,10 @@
 # for this cluster, to stop and restart it).  The run fails if the command
 # fails or if any backend died of a signal (a crash restarts backends without
 # stopping the postmaster, so the log is the reliable witness).
+#
+# With BLOOM_BASEBACKUP_FROM set (a libpq connection string), the cluster is
+# a streaming standby of that server instead of a new one: its data
+# directory comes from pg_basebackup -R, not initdb.
 set -euo pipefail
 
 opts=()
@@ -46,9 +50,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"${as_owner[@]}" "$bindir/initdb" -D "$work/data" -A trust -U postgres \
-	--no-sync -E UTF8 --locale=C.UTF-8 >"$work/initdb.log" 2>&1 \
-	|| { cat "$work/initdb.log" >&2; exit 1; }
+basebackup_from=${BLOOM_BASEBACKUP_FROM:-}
+unset BLOOM_BASEBACKUP_FROM
+if [ -n "$basebackup_from" ]; then
+	"${as_owner[@]}" "$bindir/pg_basebackup" -d "$basebackup_from" -D "$work/data" -R \
+		--checkpoint=fast --no-sync >"$work/initdb.log" 2>&1 \
+		|| { cat "$work/initdb.log" >&2; exit 1; }
+else
+	"${as_owner[@]}" "$bindir/initdb" -D "$work/data" -A trust -U postgres \
+		--no-sync -E UTF8 --locale=C.UTF-8 >"$work/initdb.log" 2>&1 \
+		|| { cat "$work/initdb.log" >&2; exit 1; }
+fi
 # $work/pg_ctl: pg_ctl for this cluster, with its options, so that a command
 # can stop and restart the server ("$BLOOM_PG_CTL" -m immediate stop, then
 # "$BLOOM_PG_CTL" start).

@@ -96,16 +96,19 @@ cluster_main() {
 
 # cluster_nested PREFIX INSTDIR [-o name=value]...: a second throwaway
 # cluster, for a script that needs two servers.  Called after cluster_main,
-# inside its cluster: keeps that cluster's PGHOST and PGPORT in PREFIX_HOST
-# and PREFIX_PORT, then runs this script again inside a second cluster (whose
-# PGHOST etc. replace the first's), where it returns and the body runs.
+# inside its cluster: keeps that cluster's PGHOST, PGPORT, BLOOM_PG_CTL,
+# BLOOM_PG_LOG and BLOOM_PG_DATA in PREFIX_HOST, PREFIX_PORT, PREFIX_PG_CTL,
+# PREFIX_PG_LOG and PREFIX_PG_DATA, then runs this script again inside a
+# second cluster (whose PGHOST etc. replace the first's), where it returns
+# and the body runs.
 cluster_nested() {
 	local prefix=$1 instdir=$2
 	shift 2
 	if [ -n "${BLOOM_CLUSTER_NESTED:-}" ]; then
 		return 0
 	fi
-	export "${prefix}_HOST=$PGHOST" "${prefix}_PORT=$PGPORT" BLOOM_CLUSTER_NESTED=1
+	export "${prefix}_HOST=$PGHOST" "${prefix}_PORT=$PGPORT" "${prefix}_PG_CTL=$BLOOM_PG_CTL" \
+		"${prefix}_PG_LOG=$BLOOM_PG_LOG" "${prefix}_PG_DATA=$BLOOM_PG_DATA" BLOOM_CLUSTER_NESTED=1
 	exec "$BLOOM_ROOT/test/pg_cluster.sh" "$@" "$instdir" "$0" "$instdir"
 }
 

@@ -1,0 +1,321 @@
+#!/usr/bin/env bash
+# test/cluster/dba-paths.sh INSTDIR: the ways a DBA moves and shapes filters.
+#
+# A source database holds filters in four kinds of column, each in several
+# forms (inline, out of line, compressed, scheme 2, NULL): bloom itself, a
+# composite type with a bloom field, an array bloom[] of stored filters,
+# and a domain over bloom with a CHECK that reads the filter.  Three copies
+# are made of it:
+#
+#   - COPY ... TO STDOUT (FORMAT binary) piped through psql into
+#     COPY ... FROM STDIN (FORMAT binary), table by table;
+#   - pg_dump --inserts, restored with psql into a new database;
+#   - pg_dump --column-inserts, the same.
+#
+# In each copy every row must be bit-identical to the source's (the md5 of
+# its text form and of the bloom_send output of every filter in it), equal
+# (=, record =, array =) to a recomputation from its recipe, and usable.
+# A view comparing filters with IS DISTINCT FROM does not restore from
+# pg_dump (its exact error is asserted); written with =, it does.
+#
+# Then, in a database of daily events:
+#
+#   - a MATERIALIZED VIEW of per-day filters with a unique index on the day
+#     is refreshed CONCURRENTLY after new events: the changed day gets its
+#     new filter, the other rows are left as they are (same xmin), every row
+#     = its recomputation; what PostgreSQL cannot do for bloom is asserted
+#     by its exact error: a unique index on the filter, and so a concurrent
+#     refresh of a view of filters alone (an exclusion constraint with hash
+#     and = does keep filters unique);
+#   - a range-partitioned table of per-day filters: a query for one day
+#     scans one partition (plan-time pruning, EXPLAIN), a prepared query
+#     prunes at run time, bloom_union_agg over three days = the filter of
+#     their events; partitioning BY RANGE (f) fails with its exact error,
+#     BY HASH (f) works and prunes to one partition.
+#
+# Prints "dba-paths: N passed, M failed" last; exits non-zero on any failure.
+source "$(dirname "$0")/common.bash"
+cluster_main dba-paths "$@"
+
+started=$SECONDS
+work=$(mktemp -d /tmp/bloomfilter-dba.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+db_sql() { local db=$1; shift; "${PSQL[@]}" -d "$db" "$@"; }
+# error_of DATABASE SQL: the ERROR line SQL fails with (empty if it works)
+error_of() { "${PSQL[@]}" -d "$1" -c "$2" 2>&1 >/dev/null | grep -m1 '^ERROR:' || true; }
+
+# ---- the source ----
+"${PSQL[@]}" -c "CREATE DATABASE dba_source"
+db_sql dba_source <<'SQL'
+CREATE EXTENSION bloomfilter;
+
+-- The filter of lo..hi at (p, capacity); NULL without a range.
+CREATE FUNCTION recipe(lo int, hi int, p float8, capacity int8) RETURNS bloom
+LANGUAGE sql STABLE AS $$
+	SELECT CASE WHEN lo IS NOT NULL THEN
+		(SELECT bloom_agg(g, p, capacity) FROM generate_series(lo, hi) AS g) END
+$$;
+
+-- STORAGE EXTENDED: compressible filters are compressed, the others stored
+-- out of line as they are (or inline when small)
+CREATE TABLE plain (id int PRIMARY KEY, lo int, hi int, p float8, capacity int8, f bloom);
+ALTER TABLE plain ALTER f SET STORAGE EXTENDED, ALTER f SET COMPRESSION pglz;
+INSERT INTO plain (id, lo, hi, p, capacity) VALUES
+	(1, 1, 30, 0.01, 50),				-- 80 bytes, inline
+	(2, 1, 10000, 0.01, 10000),			-- 12 kB, out of line
+	(3, 1, 1000000, 0.01, 1000000),		-- 1.2 MB, out of line
+	(4, 1, 1000, 0.01, 100000),			-- 120 kB, compressed
+	(5, 1, 2000, 0.01, 2000000),		-- 2.4 MB, scheme 2, compressed
+	(6, NULL, NULL, NULL, NULL);		-- NULL
+UPDATE plain SET f = recipe(lo, hi, p, capacity);
+
+CREATE TYPE labelled AS (label text, f bloom);
+CREATE TABLE composite (id int PRIMARY KEY, v labelled);
+INSERT INTO composite SELECT id, ROW('filter ' || id, f)::labelled FROM plain;
+
+-- the stored filters together (a NULL among them), the small ones, none
+CREATE TABLE arrays (id int PRIMARY KEY, fs bloom[]);
+INSERT INTO arrays
+SELECT 1, array_agg(f ORDER BY id) FROM plain
+UNION ALL SELECT 2, array_agg(f ORDER BY id) FROM plain WHERE id IN (1, 2)
+UNION ALL SELECT 3, '{}';
+
+CREATE DOMAIN used_bloom AS bloom CHECK ((bloom_info(VALUE)).bits_set > 0);
+CREATE TABLE domain_filters (id int PRIMARY KEY, f used_bloom);
+INSERT INTO domain_filters SELECT id, f FROM plain WHERE f IS NOT NULL;
+
+-- Per table and row: the md5 of the row's text form and of the binary form
+-- of every filter in it.
+CREATE VIEW digest AS
+SELECT 'plain' AS tbl, id, md5(t::text) AS text_md5, md5(bloom_send(f)) AS send_md5 FROM plain AS t
+UNION ALL
+SELECT 'composite', id, md5(t::text), md5(bloom_send((v).f)) FROM composite AS t
+UNION ALL
+SELECT 'arrays', id, md5(t::text),
+	(SELECT md5(string_agg(coalesce(md5(bloom_send(e)), 'null'), ',' ORDER BY n))
+	 FROM unnest(t.fs) WITH ORDINALITY AS u(e, n))
+FROM arrays AS t
+UNION ALL
+SELECT 'domain', id, md5(t::text), md5(bloom_send(f)) FROM domain_filters AS t;
+
+-- Rows that differ from their recomputation (=, record =, array =), by
+-- table.  (Not "a IS DISTINCT FROM b" on filters: a view with it does not
+-- restore from pg_dump, see below.)
+CREATE VIEW expected AS SELECT id, recipe(lo, hi, p, capacity) AS f FROM plain;
+CREATE VIEW differing AS
+SELECT 'plain' AS tbl,
+	count(*) FILTER (WHERE NOT coalesce(t.f = e.f, t.f IS NULL AND e.f IS NULL) OR (t.f IS NULL) <> (t.id = 6))
+		AS rows,
+	count(*) AS total
+FROM plain AS t JOIN expected AS e USING (id)
+UNION ALL
+SELECT 'composite', count(*) FILTER (WHERE t.v IS DISTINCT FROM ROW('filter ' || id, e.f)::labelled), count(*)
+FROM composite AS t JOIN expected AS e USING (id)
+UNION ALL
+SELECT 'arrays', count(*) FILTER (WHERE t.fs IS DISTINCT FROM CASE t.id
+		WHEN 1 THEN (SELECT array_agg(f ORDER BY id) FROM expected)
+		WHEN 2 THEN (SELECT array_agg(f ORDER BY id) FROM expected WHERE id IN (1, 2))
+		ELSE '{}' END), count(*)
+FROM arrays AS t
+UNION ALL
+SELECT 'domain', count(*) FILTER (WHERE NOT coalesce(t.f = e.f, false)), count(*)
+FROM domain_filters AS t JOIN expected AS e USING (id);
+
+-- Every filter works where it is: each contains the first and last values
+-- of its range (every range starts at 1).
+CREATE VIEW usable AS
+SELECT (SELECT bool_and((v).f @> p.lo AND (v).f @> p.hi) FROM composite JOIN plain AS p USING (id) WHERE p.lo IS NOT NULL)
+	AND (SELECT bool_and(e @> 1) FROM arrays, unnest(fs) AS e WHERE e IS NOT NULL)
+	AND (SELECT bool_and(bloom_contains(d.f, p.hi)) FROM domain_filters AS d JOIN plain AS p USING (id))
+	AS usable;
+SQL
+check "source: the forms (1 inline, 2 and 3 out of line, 4 and 5 compressed, 6 NULL)" \
+	"1 1|2 0|3 0|4 pglz|5 pglz|6 -" \
+	"$(db_sql dba_source -c "SELECT string_agg(id || ' ' || coalesce(pg_column_compression(f),
+		(pg_column_size(f) - octet_length(bloom_send(f)))::text, '-'), '|' ORDER BY id) FROM plain")"
+check "source: every row = its recomputation (plain, composite, arrays, domain)" \
+	"plain 0 6|composite 0 6|arrays 0 3|domain 0 5" \
+	"$(db_sql dba_source -c "SELECT string_agg(tbl || ' ' || rows || ' ' || total, '|') FROM differing")"
+db_sql dba_source -c "SELECT * FROM digest ORDER BY tbl, id" >"$work/digest.source"
+# From here on a failed step fails its checks only, and the run goes on.
+set +e
+
+# compare_copy DATABASE LABEL: bit-identical to the source, = recomputations
+compare_copy() {
+	local db=$1 label=$2 tbl
+	db_sql "$db" -c "SELECT * FROM digest ORDER BY tbl, id" >"$work/digest.$db"
+	for tbl in plain composite arrays domain; do
+		if [ "$(grep -c "^$tbl|" "$work/digest.$db")" -gt 0 ] &&
+			cmp -s <(grep "^$tbl|" "$work/digest.source") <(grep "^$tbl|" "$work/digest.$db"); then
+			pass "$label: $tbl bit-identical (md5 of each row's text form and of every filter's bloom_send)"
+		else
+			fail "$label: $tbl differs from the source:"$'\n'"$(diff <(grep "^$tbl|" "$work/digest.source") \
+				<(grep "^$tbl|" "$work/digest.$db") | head -n 6)"
+		fi
+	done
+	check "$label: every row = its recomputation (plain, composite, arrays, domain)" \
+		"plain 0 6|composite 0 6|arrays 0 3|domain 0 5" \
+		"$(db_sql "$db" -c "SELECT string_agg(tbl || ' ' || rows || ' ' || total, '|') FROM differing")"
+	check "$label: every filter works in its column (composite field, array element, domain)" "t" \
+		"$(db_sql "$db" -c "SELECT usable FROM usable")"
+}
+
+# ---- COPY (FORMAT binary) through psql ----
+"${PSQL[@]}" -c "CREATE DATABASE dba_copy"
+"$BINDIR/pg_dump" --schema-only -d dba_source | db_sql dba_copy >/dev/null
+# the domain's rows last: its CHECK needs nothing else, but keep source order
+for tbl in plain composite arrays domain_filters; do
+	db_sql dba_source -c "COPY $tbl TO STDOUT (FORMAT binary)" |
+		db_sql dba_copy -c "COPY $tbl FROM STDIN (FORMAT binary)"
+	statuses="${PIPESTATUS[*]}"
+	check "COPY $tbl TO STDOUT | COPY $tbl FROM STDIN (FORMAT binary) through psql" "0 0" "$statuses"
+done
+compare_copy dba_copy "COPY binary"
+
+# ---- pg_dump --inserts and --column-inserts ----
+for form in inserts column-inserts; do
+	db=dba_${form//-/_}
+	"${PSQL[@]}" -c "CREATE DATABASE $db"
+	"$BINDIR/pg_dump" "--$form" -d dba_source -f "$work/$form.sql"
+	status=$?
+	# a filter's row is one INSERT with its text form
+	n=$(grep -c "^INSERT INTO public.plain " "$work/$form.sql")
+	check "pg_dump --$form exits 0 and writes one INSERT per row of plain" "0 6" "$status $n"
+	db_sql "$db" -f "$work/$form.sql" >/dev/null
+	check "pg_dump --$form: psql restores it" "0" "$?"
+	compare_copy "$db" "pg_dump --$form"
+done
+
+# IS DISTINCT FROM has no OPERATOR(schema.=) spelling: a view (or trigger
+# condition, constraint, index expression) comparing filters with it is
+# dumped as it was written, and pg_dump's restore, whose search_path is
+# empty, cannot find bloom's =.  The same view with = restores.
+"${PSQL[@]}" -c "CREATE DATABASE dba_distinct" -c "CREATE DATABASE dba_distinct_restored"
+db_sql dba_distinct <<'SQL'
+CREATE EXTENSION bloomfilter;
+CREATE TABLE pairs (a bloom, b bloom);
+CREATE VIEW changed AS SELECT a IS DISTINCT FROM b AS changed FROM pairs;
+CREATE VIEW changed_by_equality AS SELECT NOT coalesce(a = b, a IS NULL AND b IS NULL) AS changed FROM pairs;
+SQL
+"$BINDIR/pg_dump" -d dba_distinct -f "$work/distinct.sql"
+check "a view with filter IS DISTINCT FROM filter does not restore from pg_dump" \
+	"ERROR:  operator does not exist: public.bloom = public.bloom" \
+	"$(db_sql dba_distinct_restored -f "$work/distinct.sql" 2>&1 >/dev/null | grep -m1 -o 'ERROR: .*')"
+"$BINDIR/pg_dump" -d dba_distinct -T changed -f "$work/distinct.sql"
+sed -i '/CREATE VIEW public.changed AS/,/;$/d' "$work/distinct.sql"
+"${PSQL[@]}" -c "DROP DATABASE dba_distinct_restored" -c "CREATE DATABASE dba_distinct_restored"
+db_sql dba_distinct_restored -f "$work/distinct.sql" >/dev/null
+check "  ... the same comparison written with = restores" "changed_by_equality" \
+	"$(db_sql dba_distinct_restored -c "SELECT string_agg(viewname, ',') FROM pg_views WHERE schemaname = 'public'")"
+
+# ---- a materialized view of per-day filters, refreshed concurrently ----
+"${PSQL[@]}" -c "CREATE DATABASE dba_views"
+db_sql dba_views <<'SQL'
+CREATE EXTENSION bloomfilter;
+-- 7 days of 20,000 events
+CREATE TABLE events (day date, visitor int8);
+INSERT INTO events SELECT date '2024-06-01' + g % 7, g FROM generate_series(1, 140000) AS g;
+CREATE MATERIALIZED VIEW daily AS
+	SELECT day, bloom_agg(visitor, 0.01, 40000) AS f FROM events GROUP BY day;
+CREATE UNIQUE INDEX ON daily (day);
+CREATE TABLE daily_before AS SELECT day, xmin::text::int8 AS row_xmin FROM daily;
+INSERT INTO events SELECT date '2024-06-03', g FROM generate_series(500001, 501000) AS g;
+REFRESH MATERIALIZED VIEW CONCURRENTLY daily;
+SQL
+check "REFRESH MATERIALIZED VIEW CONCURRENTLY: every row = its recomputation" "7 7" \
+	"$(db_sql dba_views -c "SELECT count(*) || ' ' || count(*) FILTER (WHERE f = (SELECT bloom_agg(visitor, 0.01, 40000)
+		FROM events AS e WHERE e.day = d.day)) FROM daily AS d")"
+check "  ... the changed day rewritten, the 6 others left as they were (same xmin)" "2024-06-03" \
+	"$(db_sql dba_views -c "SELECT string_agg(day::text, ',') FROM daily JOIN daily_before AS b USING (day)
+		WHERE daily.xmin::text::int8 <> b.row_xmin")"
+check "  ... the changed day's filter holds the new events" "t" \
+	"$(db_sql dba_views -c "SELECT f @> 500001::int8 AND f @> 501000::int8 FROM daily WHERE day = '2024-06-03'")"
+db_sql dba_views -c "CREATE MATERIALIZED VIEW filters_only AS SELECT f FROM daily"
+check "no unique index on a filter: bloom has no btree operator class" \
+	'ERROR:  data type bloom has no default operator class for access method "btree"' \
+	"$(error_of dba_views "CREATE UNIQUE INDEX ON filters_only (f)")"
+check "  ... nor a unique hash index" \
+	'ERROR:  access method "hash" does not support unique indexes' \
+	"$(error_of dba_views "CREATE UNIQUE INDEX ON filters_only USING hash (f)")"
+check "  ... so a view of filters alone cannot be refreshed concurrently" \
+	'ERROR:  cannot refresh materialized view "public.filters_only" concurrently' \
+	"$(error_of dba_views "REFRESH MATERIALIZED VIEW CONCURRENTLY filters_only")"
+check "  ... but refreshed plainly, it is" "" \
+	"$(error_of dba_views "REFRESH MATERIALIZED VIEW filters_only")"
+db_sql dba_views -c "CREATE TABLE unique_filters (f bloom, EXCLUDE USING hash (f WITH =))" \
+	-c "INSERT INTO unique_filters SELECT f FROM daily"
+check "an exclusion constraint (hash, =) does keep filters unique" \
+	'ERROR:  conflicting key value violates exclusion constraint "unique_filters_f_excl"' \
+	"$(error_of dba_views "INSERT INTO unique_filters SELECT f FROM daily WHERE day = '2024-06-04'")"
+
+# ---- a range-partitioned table of per-day filters ----
+db_sql dba_views <<'SQL'
+CREATE TABLE daily_filters (day date NOT NULL, f bloom) PARTITION BY RANGE (day);
+DO $$
+BEGIN
+	FOR i IN 0..6 LOOP
+		EXECUTE format('CREATE TABLE daily_filters_%s PARTITION OF daily_filters FOR VALUES FROM (%L) TO (%L)',
+			to_char(date '2024-06-01' + i, 'YYYYMMDD'), date '2024-06-01' + i, date '2024-06-01' + i + 1);
+	END LOOP;
+END
+$$;
+INSERT INTO daily_filters SELECT day, bloom_agg(visitor, 0.01, 40000) FROM events GROUP BY day;
+ANALYZE daily_filters;
+-- From EXPLAIN (FORMAT JSON) of a query: the tables its plan scans (after
+-- the pruning done when the plan is made or its executor starts), and the
+-- partitions the executor pruned.
+CREATE FUNCTION scanned(query text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	plan jsonb;
+BEGIN
+	EXECUTE 'EXPLAIN (FORMAT JSON) ' || query INTO plan;
+	RETURN (SELECT string_agg(r #>> '{}', ',' ORDER BY r #>> '{}')
+		FROM jsonb_path_query(plan, 'strict $.**."Relation Name"') AS r);
+END
+$$;
+CREATE FUNCTION pruned_at_run_time(query text) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+	plan jsonb;
+BEGIN
+	EXECUTE 'EXPLAIN (FORMAT JSON) ' || query INTO plan;
+	RETURN (SELECT sum((r #>> '{}')::int) FROM jsonb_path_query(plan, 'strict $.**."Subplans Removed"') AS r);
+END
+$$;
+SQL
+check "partition pruning: one day's filter is read from its partition only (EXPLAIN)" "daily_filters_20240603" \
+	"$(db_sql dba_views -c "SELECT scanned(\$q\$SELECT f FROM daily_filters WHERE day = '2024-06-03'\$q\$)")"
+check "  ... and it = the filter of that day's events" "t" \
+	"$(db_sql dba_views -c "SELECT f = (SELECT bloom_agg(visitor, 0.01, 40000) FROM events WHERE day = '2024-06-03')
+		FROM daily_filters WHERE day = '2024-06-03'")"
+check "three days: three partitions scanned" "daily_filters_20240602,daily_filters_20240603,daily_filters_20240604" \
+	"$(db_sql dba_views -c "SELECT scanned(\$q\$SELECT bloom_union_agg(f) FROM daily_filters
+		WHERE day BETWEEN '2024-06-02' AND '2024-06-04'\$q\$)")"
+check "  ... and their bloom_union_agg = the filter of their events" "t" \
+	"$(db_sql dba_views -c "SELECT (SELECT bloom_union_agg(f) FROM daily_filters WHERE day BETWEEN '2024-06-02' AND '2024-06-04')
+		= (SELECT bloom_agg(visitor, 0.01, 40000) FROM events WHERE day BETWEEN '2024-06-02' AND '2024-06-04')")"
+# a generic plan keeps every partition; the executor prunes all but one
+check "run-time pruning: a prepared query (generic plan) reads one partition, 6 pruned as it starts" \
+	"daily_filters_20240605 6" \
+	"$(db_sql dba_views -c "SET plan_cache_mode = force_generic_plan" \
+		-c "PREPARE one_day(date) AS SELECT f FROM daily_filters WHERE day = \$1" \
+		-c "SELECT scanned(\$q\$EXECUTE one_day('2024-06-05')\$q\$) || ' '
+			|| pruned_at_run_time(\$q\$EXECUTE one_day('2024-06-05')\$q\$)")"
+check "no range partitioning by a filter: bloom has no btree operator class" \
+	'ERROR:  data type bloom has no default operator class for access method "btree"' \
+	"$(error_of dba_views "CREATE TABLE by_filter (f bloom) PARTITION BY RANGE (f)")"
+db_sql dba_views <<'SQL'
+CREATE TABLE hashed (day date, f bloom) PARTITION BY HASH (f);
+CREATE TABLE hashed_0 PARTITION OF hashed FOR VALUES WITH (MODULUS 3, REMAINDER 0);
+CREATE TABLE hashed_1 PARTITION OF hashed FOR VALUES WITH (MODULUS 3, REMAINDER 1);
+CREATE TABLE hashed_2 PARTITION OF hashed FOR VALUES WITH (MODULUS 3, REMAINDER 2);
+INSERT INTO hashed SELECT day, f FROM daily_filters;
+SQL
+one=$(db_sql dba_views -c "SELECT f::text FROM daily_filters WHERE day = '2024-06-06'")
+check "hash partitioning by the filter itself (bloom_hash_extended): a lookup by = scans one partition" "1" \
+	"$(db_sql dba_views -c "SELECT scanned(format('SELECT * FROM hashed WHERE f = %L::bloom', '$one'))" | tr ',' '\n' | grep -c .)"
+check "  ... and finds the filter there" "2024-06-06" \
+	"$(db_sql dba_views -c "SELECT string_agg(day::text, ',') FROM hashed WHERE f = '$one'::bloom")"
+
+echo "($((SECONDS - started)) s)"
+cluster_done
