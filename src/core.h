@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "bloom.h"
+#include "real.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -136,21 +137,11 @@ bf_hash_bytes(const void *data, size_t len)
 static inline uint64_t
 bf_reduce(uint64_t x, uint64_t m)
 {
-#ifdef __SIZEOF_INT128__
-	return (uint64_t) (((unsigned __int128) x * m) >> 64);
-#else
-	uint64_t	x_lo = (uint32_t) x,
-				x_hi = x >> 32,
-				m_lo = (uint32_t) m,
-				m_hi = m >> 32;
-	uint64_t	lo_lo = x_lo * m_lo,
-				hi_lo = x_hi * m_lo,
-				lo_hi = x_lo * m_hi,
-				hi_hi = x_hi * m_hi;
-	uint64_t	cross = (lo_lo >> 32) + (uint32_t) hi_lo + lo_hi;
+	uint64_t	high,
+				low;
 
-	return hi_hi + (hi_lo >> 32) + (cross >> 32);
-#endif
+	bf_multiply_128(x, m, &high, &low);
+	return high;
 }
 
 /*

@@ -183,35 +183,6 @@ bf_real_sub(bf_real a, bf_real b)
 	return bf_real_add(a, bf_real_neg(b));
 }
 
-/*
- * The 128-bit product of a and b.  Where the compiler has a 128-bit type
- * (64-bit targets) it is used, for speed only: the result is the same
- * integer either way.
- */
-static void
-real_multiply(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
-{
-#ifdef __SIZEOF_INT128__
-	unsigned __int128 product = (unsigned __int128) a * b;
-
-	*hi = (uint64_t) (product >> 64);
-	*lo = (uint64_t) product;
-#else
-	uint64_t	a_lo = (uint32_t) a,
-				a_hi = a >> 32,
-				b_lo = (uint32_t) b,
-				b_hi = b >> 32;
-	uint64_t	lo_lo = a_lo * b_lo,
-				hi_lo = a_hi * b_lo,
-				lo_hi = a_lo * b_hi,
-				hi_hi = a_hi * b_hi;
-	uint64_t	middle = (lo_lo >> 32) + (uint32_t) hi_lo + (uint32_t) lo_hi;
-
-	*lo = middle << 32 | (uint32_t) lo_lo;
-	*hi = hi_hi + (hi_lo >> 32) + (lo_hi >> 32) + (middle >> 32);
-#endif
-}
-
 bf_real
 bf_real_mul(bf_real a, bf_real b)
 {
@@ -220,7 +191,7 @@ bf_real_mul(bf_real a, bf_real b)
 
 	if (a.mantissa == 0 || b.mantissa == 0)
 		return real_zero;
-	real_multiply(a.mantissa, b.mantissa, &hi, &lo);
+	bf_multiply_128(a.mantissa, b.mantissa, &hi, &lo);
 	return real_normalize(hi, lo, (int64_t) a.exponent + b.exponent,
 						  a.negative != b.negative);
 }

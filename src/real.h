@@ -20,6 +20,36 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/*
+ * The 128-bit product of a and b.  Where the compiler has a 128-bit type
+ * (64-bit targets) it is used, for speed only: the result is the same
+ * integer either way.  Shared by the sizing arithmetic here and by the
+ * core's multiply-shift reduction (bf_reduce).
+ */
+static inline void
+bf_multiply_128(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
+{
+#ifdef __SIZEOF_INT128__
+	unsigned __int128 product = (unsigned __int128) a * b;
+
+	*hi = (uint64_t) (product >> 64);
+	*lo = (uint64_t) product;
+#else
+	uint64_t	a_lo = (uint32_t) a,
+				a_hi = a >> 32,
+				b_lo = (uint32_t) b,
+				b_hi = b >> 32;
+	uint64_t	lo_lo = a_lo * b_lo,
+				hi_lo = a_hi * b_lo,
+				lo_hi = a_lo * b_hi,
+				hi_hi = a_hi * b_hi;
+	uint64_t	middle = (lo_lo >> 32) + (uint32_t) hi_lo + (uint32_t) lo_hi;
+
+	*lo = middle << 32 | (uint32_t) lo_lo;
+	*hi = hi_hi + (hi_lo >> 32) + (lo_hi >> 32) + (middle >> 32);
+#endif
+}
+
 typedef struct bf_real
 {
 	uint64_t	mantissa;		/* 0 for the value 0, else bit 63 is set */
