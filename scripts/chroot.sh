@@ -79,13 +79,21 @@ mount_into() {
 	mountpoint -q "$dir$ROOT" || mount --bind "$ROOT" "$dir$ROOT"
 }
 
+# Install on the host what is missing, one caller at a time (test-all makes
+# several chroots at once, and apt-get takes dpkg's lock).
 host_packages() {
-	local missing=() p
-	for p in "$@"; do
-		[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)" = installed ] || missing+=("$p")
-	done
-	[ ${#missing[@]} -eq 0 ] && return 0
-	apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+	mkdir -p "$CACHE"
+	(
+		flock 8
+		missing=()
+		for p in "$@"; do
+			[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)" = installed ] || missing+=("$p")
+		done
+		[ ${#missing[@]} -eq 0 ] && exit 0
+		apt-get -o DPkg::Lock::Timeout=600 update -q &&
+			DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q \
+				--no-install-recommends "${missing[@]}"
+	) 8>"$CACHE/host-apt.lock"
 }
 
 ensure() {
@@ -97,7 +105,10 @@ ensure() {
 	[ "$name" != "$suite" ] && arch=${name#*-}
 	if [ "$arch" = arm64 ] || [ "$arch" = s390x ]; then
 		host_packages qemu-user-static binfmt-support
-		[ -e /proc/sys/fs/binfmt_misc/register ] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+		# (two callers may race here: the loser's mount fails harmlessly)
+		[ -e /proc/sys/fs/binfmt_misc/register ] \
+			|| mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null \
+			|| [ -e /proc/sys/fs/binfmt_misc/register ]
 		update-binfmts --enable >/dev/null 2>&1 || true
 	fi
 	[ -f "$dir/.bloomfilter-complete" ] && return 0
