@@ -32,9 +32,9 @@ OBJS = \
 	src/bloom_autoagg.o
 DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql sql/bloomfilter--1.1--1.2.sql
 
-# pg_regress: every test/sql/*.sql against test/expected/; the results go to
-# the build directory.
-REGRESS = $(sort $(notdir $(basename $(wildcard $(ROOT)/test/sql/*.sql))))
+# pg_regress: every test/sql/*.sql against test/expected/, setup first (it
+# defines the helpers the others share); the results go to the build directory.
+REGRESS = setup $(sort $(filter-out setup,$(notdir $(basename $(wildcard $(ROOT)/test/sql/*.sql)))))
 REGRESS_OPTS = --inputdir=$(ROOT)/test --load-extension=bloomfilter
 
 PG_CPPFLAGS = -I$(ROOT)/src

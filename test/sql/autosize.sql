@@ -11,16 +11,6 @@
 -- past that, a sketch of 15 * 2^J bits folded to a divisor at the end.
 --
 
-CREATE FUNCTION autosize_error(query text, OUT error_code text, OUT error_message text)
-LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE query;
-	error_code := 'ok';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS error_code = RETURNED_SQLSTATE, error_message = MESSAGE_TEXT;
-END
-$$;
-
 -- bloom_empty(): 0.01 and 10000 values
 SELECT bloom_empty() = bloom_empty(0.01, 10000) AS defaults, m, k, bytes
 FROM bloom_info(bloom_empty());
@@ -140,7 +130,7 @@ FROM (VALUES
 	('SELECT bloom_agg(x, 0) FROM (VALUES (1)) AS v(x) WHERE false'),
 	-- double hashing's floor: even one value would need more than M bits
 	('SELECT bloom_agg(x, 1e-19) FROM (VALUES (1)) AS v(x)')
-) AS v(query), LATERAL autosize_error(query) AS e;
+) AS v(query), LATERAL error_of(query) AS e;
 
 --
 -- Two self-sized filters of the same shape combine like any others: 1001..2000
@@ -237,4 +227,4 @@ GROUP BY s.name ORDER BY s.name;
 
 DROP TABLE autosize_cases, autosize_filters, autosize_rate, autosize_halves, autosize_rows, autosize_queries,
 	autosize_results;
-DROP FUNCTION autosize_error(text), autosize_run(text);
+DROP FUNCTION autosize_run(text);

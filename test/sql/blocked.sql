@@ -7,19 +7,6 @@
 -- false-positive rate meets p.  Everything else keeps scheme 1.
 --
 
--- What a statement raises: SQLSTATE and message, or 'ok'.
-CREATE FUNCTION blocked_error(query text, OUT error_code text, OUT error_message text,
-	OUT error_detail text)
-LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE query;
-	error_code := 'ok';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS error_code = RETURNED_SQLSTATE, error_message = MESSAGE_TEXT,
-		error_detail = PG_EXCEPTION_DETAIL;
-END
-$$;
-
 --
 -- Which filters are blocked, and their shapes
 --
@@ -94,9 +81,9 @@ FROM blocked_pair;
 
 -- a blocked filter and a scheme 1 filter of the same m and k do not combine
 SELECT error_code, error_message, error_detail
-FROM blocked_pair, blocked_error(format('SELECT %L::bloom | bloom_empty_mk(19791872, 6)', a::text));
+FROM blocked_pair, error_detail_of(format('SELECT %L::bloom | bloom_empty_mk(19791872, 6)', a::text));
 SELECT error_code, error_message
-FROM blocked_pair, blocked_error(format('SELECT bloom_union_cardinality(%L::bloom, bloom_empty_mk(19791872, 6))', a::text));
+FROM blocked_pair, error_detail_of(format('SELECT bloom_union_cardinality(%L::bloom, bloom_empty_mk(19791872, 6))', a::text));
 
 --
 -- Golden vectors: the bits scheme 2 sets, computed apart from the code
@@ -115,9 +102,9 @@ WHERE get_bit(bloom_send(bloom_add(('bloom:v1:h2:m1024:k9:' || repeat('A', 171) 
 -- Input: scheme 2 needs m to be a multiple of 512
 --
 SELECT error_code, error_message, error_detail
-FROM blocked_error($$SELECT 'bloom:v1:h2:m1000:k3:$$ || repeat('A', 171) || $$='::bloom$$);
+FROM error_detail_of($$SELECT 'bloom:v1:h2:m1000:k3:$$ || repeat('A', 171) || $$='::bloom$$);
 SELECT error_code, error_message, error_detail
-FROM blocked_error($$SELECT 'bloom:v1:h3:m1024:k3:$$ || repeat('A', 171) || $$='::bloom$$);
+FROM error_detail_of($$SELECT 'bloom:v1:h3:m1024:k3:$$ || repeat('A', 171) || $$='::bloom$$);
 SELECT bloom_info(('bloom:v1:h2:m512:k1:' || repeat('A', 86) || '==')::bloom) AS smallest_blocked;
 
 --

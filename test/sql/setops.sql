@@ -9,17 +9,6 @@
 --   bloom_hash, bloom_hash_extended   hash operator class, consistent with =
 --
 
--- What a statement raises: SQLSTATE and message, or 'ok'.
-CREATE FUNCTION setops_error(query text, OUT error_code text, OUT error_message text)
-LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE query;
-	error_code := 'ok';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS error_code = RETURNED_SQLSTATE, error_message = MESSAGE_TEXT;
-END
-$$;
-
 --
 -- Construction
 --
@@ -51,7 +40,7 @@ FROM (VALUES
 	('SELECT bloom_empty_mk(18, 0)'),
 	('SELECT bloom_empty_mk(18, 65)'),
 	('SELECT bloom_empty_mk(9000000000, 1)')
-) AS v(query), LATERAL setops_error(query) AS e;
+) AS v(query), LATERAL error_of(query) AS e;
 
 -- the same errors with their details and hints
 SELECT bloom_empty('NaN', 100);
@@ -62,7 +51,7 @@ SELECT bloom_empty_mk(18, 65);
 SELECT bloom_empty_mk(9000000000, 1);
 
 -- one bit more than the largest filter (8589934400 bits, just under 1 GB)
-SELECT e.* FROM setops_error('SELECT bloom_empty_mk(8589934401, 1)') AS e;
+SELECT e.* FROM error_of('SELECT bloom_empty_mk(8589934401, 1)') AS e;
 
 --
 -- Union and intersection
@@ -149,7 +138,7 @@ FROM (VALUES
 	('SELECT bloom_union(bloom_empty_mk(18, 3), NULL, bloom_empty_mk(18, 3), bloom_empty_mk(18, 4))'),
 	('SELECT bloom_intersection(bloom_empty_mk(18, 3), bloom_empty_mk(19, 3))'),
 	('SELECT bloom_intersection(NULL, bloom_empty_mk(64, 3), bloom_empty_mk(60, 3))')
-) AS v(query), LATERAL setops_error(query) AS e;
+) AS v(query), LATERAL error_of(query) AS e;
 SELECT bloom_empty(0.01, 100) | bloom_empty(0.01, 1000);
 
 --
@@ -252,4 +241,4 @@ FROM setops_stored AS a, generate_series(1, 20000) AS i
 WHERE a.name = 'big_a' AND i % 100 = 0;
 
 DROP TABLE setops_sets, setops_filters, setops_stored;
-DROP FUNCTION setops_set(text), setops_error(text);
+DROP FUNCTION setops_set(text);
