@@ -87,7 +87,7 @@ FROM blocked_pair, error_detail_of(format('SELECT bloom_union_cardinality(%L::bl
 
 --
 -- Golden vectors: the bits scheme 2 sets, computed apart from the code
--- (tests/unit.c says how), in a one-block and a two-block filter
+-- (test/unit/test_probe.c says how), in a one-block and a two-block filter
 --
 SELECT array_agg(i ORDER BY i) AS positions_of_int8_42
 FROM generate_series(0, 1023) AS i
