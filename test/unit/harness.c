@@ -101,7 +101,6 @@ main(int argc, char **argv)
 
 /* ---- checks ---- */
 
-
 bool
 check(bool ok, const char *what, const char *file, int line)
 {

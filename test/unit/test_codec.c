@@ -14,6 +14,8 @@ header_equal(const BloomHeader *a, const BloomHeader *b)
 		a->flags == b->flags && a->m == b->m;
 }
 
+/* ---- base64 ---- */
+
 /* A bit-at-a-time encoder, to hold the table-driven one to. */
 static void
 naive_base64(const uint8_t *src, size_t nbytes, char *dst)
@@ -225,6 +227,8 @@ UNIT_TEST(base64)
 		free(encoded);
 	}
 }
+
+/* ---- text form ---- */
 
 /*
  * Decode a whole text form from a buffer of exactly len bytes, as bloom_in
@@ -453,6 +457,8 @@ UNIT_TEST(text_form)
 		CHECK(all_rejected);
 	}
 }
+
+/* ---- binary form ---- */
 
 static bf_status
 binary_decode_exact(const uint8_t *data, size_t len, BloomHeader *header)
