@@ -32,9 +32,10 @@ OBJS = \
 	src/bloom_autoagg.o
 DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql sql/bloomfilter--1.1--1.2.sql
 
-# Every sql/*.sql except install and upgrade scripts is a pg_regress test.
-REGRESS = $(sort $(filter-out bloomfilter--%,$(notdir $(basename $(wildcard $(ROOT)/sql/*.sql)))))
-REGRESS_OPTS = --load-extension=bloomfilter
+# pg_regress: every test/sql/*.sql against test/expected/, setup first (it
+# defines the helpers the others share); the results go to the build directory.
+REGRESS = setup $(sort $(filter-out setup,$(notdir $(basename $(wildcard $(ROOT)/test/sql/*.sql)))))
+REGRESS_OPTS = --inputdir=$(ROOT)/test --load-extension=bloomfilter
 
 PG_CPPFLAGS = -I$(ROOT)/src
 PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers

@@ -1,31 +1,41 @@
-# test/unit.mk: C unit tests for the core (src/core.c, src/real.c, src/codec.c), without
-# a server.  Included by the top Makefile; ROOT is the source root, and the
-# binaries go in the current (build) directory.
+# test/unit.mk: C unit tests for the core, without a server.  Included by
+# the top Makefile; ROOT is the source root, and the binaries go in the
+# current (build) directory.
 #
 #   make unitcheck            -O2 -Wall -Wextra
 #   make unitcheck-sanitize   AddressSanitizer + UBSan, stopping at the first report
+#
+# The tests are test/unit/test_*.c, one file per core module, with their
+# harness (test/unit/harness.c, which has main); the binary is
+# test/unit-tests in the build directory, and test/unit-tests NAME... runs
+# only the tests or files named (test/unit/harness.h).
 
-UNIT_SOURCES = $(ROOT)/test/unit.c $(ROOT)/src/core.c $(ROOT)/src/real.c $(ROOT)/src/codec.c
-UNIT_DEPENDS = $(UNIT_SOURCES) $(ROOT)/src/core.h $(ROOT)/src/real.h $(ROOT)/src/bloom.h
+# The core's sources: the unit tests, the fuzzers and the corpus generator
+# build against these, and nothing else of src/.
+CORE_SOURCES = $(ROOT)/src/core.c $(ROOT)/src/real.c $(ROOT)/src/codec.c
+CORE_HEADERS = $(wildcard $(ROOT)/src/core*.h) $(ROOT)/src/real.h $(ROOT)/src/bloom.h
+
+UNIT_SOURCES = $(ROOT)/test/unit/harness.c $(sort $(wildcard $(ROOT)/test/unit/test_*.c)) $(CORE_SOURCES)
+UNIT_DEPENDS = $(UNIT_SOURCES) $(ROOT)/test/unit/harness.h $(CORE_HEADERS)
 UNIT_CC ?= $(firstword $(shell command -v clang gcc cc 2>/dev/null))
 UNIT_CFLAGS = -O2 -Wall -Wextra -I$(ROOT)/src
 UNIT_SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g
 
 .PHONY: unitcheck unitcheck-sanitize
 
-test/unit: $(UNIT_DEPENDS)
+test/unit-tests: $(UNIT_DEPENDS)
 	@mkdir -p test
 	$(CC) $(UNIT_CFLAGS) -o $@ $(UNIT_SOURCES) -lm
 
-test/unit-sanitize: $(UNIT_DEPENDS)
+test/unit-tests-sanitize: $(UNIT_DEPENDS)
 	@mkdir -p test
 	$(UNIT_CC) $(UNIT_CFLAGS) $(UNIT_SANITIZE) -o $@ $(UNIT_SOURCES) -lm
 
-unitcheck: test/unit
-	./test/unit
+unitcheck: test/unit-tests
+	./test/unit-tests
 
-unitcheck-sanitize: test/unit-sanitize
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 ./test/unit-sanitize
+unitcheck-sanitize: test/unit-tests-sanitize
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 ./test/unit-tests-sanitize
 
 # ---- fuzzing: libFuzzer harnesses for the codecs and the set operations ----
 #
@@ -43,8 +53,7 @@ FUZZ_MAX_LEN ?= 4096
 FUZZ_SANITIZE = -O1 -g -Wall -Wextra -I$(ROOT)/src -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS = $(FUZZ_SANITIZE) -fsanitize=fuzzer
-FUZZ_CORE = $(ROOT)/src/core.c $(ROOT)/src/real.c $(ROOT)/src/codec.c
-FUZZ_DEPENDS = $(FUZZ_CORE) $(ROOT)/src/core.h $(ROOT)/src/real.h $(ROOT)/src/bloom.h $(ROOT)/test/fuzz/fuzz.h
+FUZZ_DEPENDS = $(CORE_SOURCES) $(CORE_HEADERS) $(ROOT)/test/fuzz/fuzz.h
 FUZZ_BINARIES = $(patsubst fuzz_%,test/fuzz-%,$(FUZZERS))
 
 .PHONY: fuzzcheck fuzz-corpus
@@ -52,20 +61,20 @@ FUZZ_BINARIES = $(patsubst fuzz_%,test/fuzz-%,$(FUZZERS))
 # src/real.c is arithmetic, as the C library's log and exp were: it is built
 # without the fuzzer's coverage instrumentation (on every comparison, which
 # made sizing 8 times slower there), still under ASan and UBSan.
-test/fuzz-real.o: $(ROOT)/src/real.c $(ROOT)/src/real.h
+test/fuzz-real.o: $(ROOT)/src/real.c $(CORE_HEADERS)
 	@mkdir -p test
 	$(FUZZ_CC) $(FUZZ_SANITIZE) -c -o $@ $<
 
 test/fuzz-%: $(ROOT)/test/fuzz/fuzz_%.c $(FUZZ_DEPENDS) test/fuzz-real.o
 	@mkdir -p test
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(ROOT)/src/core.c $(ROOT)/src/codec.c test/fuzz-real.o -lm
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(filter-out $(ROOT)/src/real.c,$(CORE_SOURCES)) test/fuzz-real.o -lm
 
 fuzzcheck: $(FUZZ_BINARIES)
 	$(ROOT)/test/fuzz/fuzzcheck.sh $(FUZZ_SECONDS) $(FUZZ_MAX_LEN) test $(FUZZERS)
 
-test/fuzz-corpus-gen: $(ROOT)/test/fuzz/gen_corpus.c $(UNIT_DEPENDS)
+test/fuzz-corpus-gen: $(ROOT)/test/fuzz/gen_corpus.c $(CORE_SOURCES) $(CORE_HEADERS)
 	@mkdir -p test
-	$(CC) $(UNIT_CFLAGS) -o $@ $< $(FUZZ_CORE) -lm
+	$(CC) $(UNIT_CFLAGS) -o $@ $< $(CORE_SOURCES) -lm
 
 fuzz-corpus: test/fuzz-corpus-gen
 	rm -rf $(addprefix $(ROOT)/test/fuzz/corpus/,$(FUZZERS))

@@ -4,14 +4,14 @@
 #   test/cluster/mutation.sh INSTDIR
 #
 # From valid filters of several shapes (empty, m = 18, m = 64 and 65, a few
-# thousand bits, text values, k = 1 and k = 64, m = 1), test/mutate.c derives
-# thousands of mutated text forms (bit flips, byte substitutions,
-# truncations, extensions, duplicated and deleted bytes, header field edits,
-# bad base64 and padding, single bits of the array) and thousands of PGCOPY
-# binary files whose bloom field (and sometimes its length word) is mutated,
-# all from a fixed seed.  test/cluster/mutation.sql feeds each to the server:
-# text through bloom's input function, binary through COPY ... (FORMAT
-# binary).  Each must be rejected with the right SQLSTATE (22P02 text, 22P03
+# thousand bits, text values, k = 1 and k = 64, m = 1), mutate.c (beside this
+# script) derives thousands of mutated text forms (bit flips, byte
+# substitutions, truncations, extensions, duplicated and deleted bytes,
+# header field edits, bad base64 and padding, single bits of the array) and
+# thousands of PGCOPY binary files whose bloom field (and sometimes its length
+# word) is mutated, all from a fixed seed.  mutation.sql (beside it too)
+# feeds each to the server: text through bloom's input function, binary
+# through COPY ... (FORMAT binary).  Each must be rejected with the right SQLSTATE (22P02 text, 22P03
 # binary; 22P04 or 54000 where the COPY file itself is broken) or be accepted
 # as a usable filter in its one canonical form, as the generator's reference
 # validator says.  The server must never crash or restart, and the session
@@ -31,7 +31,7 @@ mkdir "$work/binary"
 build=${BLOOM_BUILD:-$BLOOM_ROOT/build}
 mkdir -p "$build/test"
 cc=$(command -v "${CC:-cc}" || command -v gcc || command -v clang)
-"$cc" -O2 -Wall -Wextra -o "$build/test/mutate" "$BLOOM_ROOT/test/mutate.c"
+"$cc" -O2 -Wall -Wextra -o "$build/test/mutate" "$BLOOM_ROOT/test/cluster/mutate.c"
 
 # Any byte but NUL must reach bloom_in, so the database does not check encodings.
 "${PSQL[@]}" -c "CREATE DATABASE mutation ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0"

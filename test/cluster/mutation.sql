@@ -1,7 +1,7 @@
 --
 -- Mutation tests, run by test/cluster/mutation.sh in a SQL_ASCII database
 -- (so that any byte but NUL reaches the type's input function) after
--- test/mutate.c has written the mutated inputs.
+-- test/cluster/mutate.c has written the mutated inputs.
 --
 -- Variables: text_file and binary_file, the generator's two lists.
 --

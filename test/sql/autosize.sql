@@ -10,22 +10,10 @@
 -- distinct values the state holds their hashes (candidates m + m/64 apart);
 -- past that, a sketch of 15 * 2^J bits folded to a divisor at the end.
 --
-CREATE FUNCTION autosize_error(query text, OUT error_code text, OUT error_message text)
-LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE query;
-	error_code := 'ok';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS error_code = RETURNED_SQLSTATE, error_message = MESSAGE_TEXT;
-END
-$$;
+
 -- bloom_empty(): 0.01 and 10000 values
 SELECT bloom_empty() = bloom_empty(0.01, 10000) AS defaults, m, k, bytes
 FROM bloom_info(bloom_empty());
- defaults |   m   | k | bytes 
-----------+-------+---+-------
- t        | 95851 | 7 | 12000
-(1 row)
 
 --
 -- The false-positive rate and the size at several n.  Members are 1..n;
@@ -45,6 +33,7 @@ SELECT n, p, trials,
 	CASE WHEN p = 0.01 THEN (SELECT bloom_agg(i) FROM generate_series(1, n) AS i)
 		ELSE (SELECT bloom_agg(i, p) FROM generate_series(1, n) AS i) END AS f
 FROM autosize_cases;
+
 SELECT n, p, info.m, info.k, opt.m AS m_opt, round(info.m::numeric / opt.m, 3) AS m_ratio,
 	info.m <= 1.5 * opt.m AS within_1_5,
 	round(info.false_positive_rate::numeric, 5) AS own_rate,
@@ -56,15 +45,6 @@ FROM autosize_filters,
 	LATERAL (SELECT count(*) FILTER (WHERE bloom_contains(f, i)) AS false_positives
 			 FROM generate_series(n + 1, n + trials) AS i) AS measured
 ORDER BY p DESC, n;
-    n    |   p   |    m     | k  |  m_opt   | m_ratio | within_1_5 | own_rate | false_positives | trials  | measured_rate | target_held 
----------+-------+----------+----+----------+---------+------------+----------+-----------------+---------+---------------+-------------
-    1000 |   0.1 |     4988 |  3 |     4793 |   1.041 | t          |  0.09376 |           18919 |  200000 |       0.09460 | t
-      10 |  0.01 |      118 |  7 |       96 |   1.229 | t          |  0.00282 |             872 |  200000 |       0.00436 | t
-    1000 |  0.01 |     9834 |  7 |     9586 |   1.026 | t          |  0.00858 |            1816 |  200000 |       0.00908 | t
-  100000 |  0.01 |   979574 |  7 |   958506 |   1.022 | t          |  0.00904 |            1749 |  200000 |       0.00875 | t
- 2000000 |  0.01 | 20971520 |  7 | 19170117 |   1.094 | t          |  0.00650 |            1286 |  200000 |       0.00643 | t
-  100000 | 0.001 |  1465884 | 10 |  1437759 |   1.020 | t          |  0.00088 |             822 | 1000000 |       0.00082 | t
-(6 rows)
 
 -- Tiny sets: double hashing's probes coincide often in a few dozen bits,
 -- so the target takes more than 1.5 times the formula's m (whose own filter
@@ -78,13 +58,6 @@ FROM generate_series(1, 4) AS n,
 	LATERAL bloom_info(bloom_empty(0.01, n)) AS opt,
 	generate_series(1000001, 1200000) AS i
 GROUP BY n, info.m, opt.m ORDER BY n;
- n | m  | m_opt | false_positives | target_held 
----+----+-------+-----------------+-------------
- 1 | 28 |    10 |            1509 | t
- 2 | 38 |    20 |             431 | t
- 3 | 49 |    29 |             464 | t
- 4 | 59 |    39 |             339 | t
-(4 rows)
 
 -- no false negatives, among all members (2,000,000 of them in the sketch
 -- phase, where the fold picks the size)
@@ -92,28 +65,10 @@ SELECT n, p, (SELECT count(*) FILTER (WHERE NOT bloom_contains(f, i))
 			  FROM generate_series(1, n) AS i)
 		AS false_negatives
 FROM autosize_filters ORDER BY p DESC, n;
-    n    |   p   | false_negatives 
----------+-------+-----------------
-    1000 |   0.1 |               0
-      10 |  0.01 |               0
-    1000 |  0.01 |               0
-  100000 |  0.01 |               0
- 2000000 |  0.01 |               0
-  100000 | 0.001 |               0
-(6 rows)
 
 -- the same bytes on every machine, little- or big-endian, whatever its
 -- floating point: the binary form's md5, as computed on x86-64
 SELECT n, p, md5(bloom_send(f)) AS binary_md5 FROM autosize_filters ORDER BY p DESC, n;
-    n    |   p   |            binary_md5            
----------+-------+----------------------------------
-    1000 |   0.1 | 1ca649c37e0fca8f81389a1efeb5d56f
-      10 |  0.01 | e77dd6cbeec927e0168680bbb57e2d92
-    1000 |  0.01 | 0706ee51bff40f4a22fdac1528125a8c
-  100000 |  0.01 | 748562ad0a45ac079c60edfbaa77cad7
- 2000000 |  0.01 | 2930947bf9685c5ff2713f549d46c3a5
-  100000 | 0.001 | 5b4def01cfa94274b75d8a8536dabd83
-(6 rows)
 
 --
 -- The result is an ordinary filter: the bits bloom_add sets at its m and k,
@@ -128,20 +83,11 @@ SELECT f = (SELECT bloom_union_agg(bloom_add(bloom_empty_mk(info.m, info.k), i))
 	f = f::text::bloom AS text_round_trip
 FROM autosize_filters, LATERAL bloom_info(f) AS info
 WHERE n = 1000 AND p = 0.01;
- same_as_bloom_add | order_independent | contains_op | contained_op | numeric_500 | cardinality | text_round_trip 
--------------------+-------------------+-------------+--------------+-------------+-------------+-----------------
- t                 | t                 | t           | t            | t           |         993 | t
-(1 row)
-
 SELECT bloom_agg(w) = bloom_add(bloom_add(bloom_empty_mk(info.m, info.k), 'apple'::text), 'pear'::text)
 		AS text_values
 FROM (VALUES ('apple'), ('pear'), ('apple')) AS v(w),
 	LATERAL bloom_info((SELECT bloom_agg(w) FROM (VALUES ('apple'), ('pear')) AS v(w))) AS info
 GROUP BY info.m, info.k;
- text_values 
--------------
- t
-(1 row)
 
 --
 -- Duplicates count once: in the exact phase and in the sketch
@@ -150,10 +96,6 @@ SELECT (SELECT bloom_agg(i % 1000) FROM generate_series(1, 100000) AS i) =
 		(SELECT bloom_agg(i) FROM generate_series(0, 999) AS i) AS exact_duplicates,
 	(SELECT bloom_agg(i % 150000) FROM generate_series(1, 450000) AS i) =
 		(SELECT bloom_agg(i) FROM generate_series(0, 149999) AS i) AS sketch_duplicates;
- exact_duplicates | sketch_duplicates 
-------------------+-------------------
- t                | t
-(1 row)
 
 --
 -- NULLs are skipped; only NULLs, or no rows, give the empty filter of the
@@ -164,32 +106,13 @@ SELECT bloom_agg(x) = bloom_agg(x) FILTER (WHERE x IS NOT NULL) AS nulls_skipped
 	bloom_agg(x) FILTER (WHERE false) = bloom_empty(0.01, 1) AS no_rows_empty,
 	bloom_agg(x, 0.1) FILTER (WHERE false) = bloom_empty(0.1, 1) AS no_rows_rate_empty
 FROM (VALUES (1), (NULL), (2), (NULL)) AS v(x);
- nulls_skipped | only_nulls_empty | no_rows_empty | no_rows_rate_empty 
----------------+------------------+---------------+--------------------
- t             | t                | t             | t
-(1 row)
-
 SELECT m, k, bits_set FROM bloom_info((SELECT bloom_agg(i) FROM generate_series(1, 0) AS i));
- m  | k | bits_set 
-----+---+----------
- 10 | 7 |        0
-(1 row)
-
 CREATE TABLE autosize_rate (p float8);
 INSERT INTO autosize_rate VALUES (0.01);
 SELECT bloom_agg(i, p) IS NULL AS no_rows_column_rate
 FROM autosize_rate, generate_series(1, 0) AS i;
- no_rows_column_rate 
----------------------
- t
-(1 row)
-
 SELECT bloom_agg(i, p) = (SELECT bloom_agg(i) FROM generate_series(1, 10) AS i) AS rows_column_rate
 FROM autosize_rate, generate_series(1, 10) AS i;
- rows_column_rate 
-------------------
- t
-(1 row)
 
 --
 -- Errors: the rate is checked on the first row, even when its value is
@@ -207,19 +130,7 @@ FROM (VALUES
 	('SELECT bloom_agg(x, 0) FROM (VALUES (1)) AS v(x) WHERE false'),
 	-- double hashing's floor: even one value would need more than M bits
 	('SELECT bloom_agg(x, 1e-19) FROM (VALUES (1)) AS v(x)')
-) AS v(query), LATERAL autosize_error(query) AS e;
-                                query                                 | error_code |                             error_message                             
-----------------------------------------------------------------------+------------+-----------------------------------------------------------------------
- SELECT bloom_agg(x, 0) FROM (VALUES (1)) AS v(x)                     | 22023      | bloom_agg: false_positive_rate must be greater than 0 and less than 1
- SELECT bloom_agg(x, 1) FROM (VALUES (1)) AS v(x)                     | 22023      | bloom_agg: false_positive_rate must be greater than 0 and less than 1
- SELECT bloom_agg(x, -0.5) FROM (VALUES (NULL::int)) AS v(x)          | 22023      | bloom_agg: false_positive_rate must be greater than 0 and less than 1
- SELECT bloom_agg(x, 'NaN') FROM (VALUES (1)) AS v(x)                 | 22023      | bloom_agg: false_positive_rate must be greater than 0 and less than 1
- SELECT bloom_agg(x, 1e-25) FROM (VALUES (1)) AS v(x)                 | 22023      | bloom_agg: false_positive_rate 1e-25 needs more than 64 hash probes
- SELECT bloom_agg(x, NULL) FROM (VALUES (1)) AS v(x)                  | 22004      | bloom_agg: false_positive_rate must not be NULL
- SELECT bloom_agg(x, p) FROM (VALUES (1, 0.01), (2, 0.02)) AS v(x, p) | 22023      | bloom_agg: false_positive_rate must be the same in every row
- SELECT bloom_agg(x, 0) FROM (VALUES (1)) AS v(x) WHERE false         | 22023      | bloom_agg: false_positive_rate must be greater than 0 and less than 1
- SELECT bloom_agg(x, 1e-19) FROM (VALUES (1)) AS v(x)                 | 54000      | bloom_agg: a self-sized filter cannot hold false_positive_rate 1e-19
-(9 rows)
+) AS v(query), LATERAL error_of(query) AS e;
 
 --
 -- Two self-sized filters of the same shape combine like any others: 1001..2000
@@ -234,11 +145,6 @@ SELECT a.m = b.m AND a.k = b.k AS same_shape, a.m,
 		AS union_exact
 FROM bloom_info((SELECT bloom_agg(i) FROM generate_series(1001, 2000) AS i)) AS a,
 	bloom_info((SELECT bloom_agg(i) FROM generate_series(2001, 3000) AS i)) AS b;
- same_shape |  m   | union_exact 
-------------+------+-------------
- t          | 9987 | t
-(1 row)
-
 CREATE TABLE autosize_halves AS
 SELECT a, b, a | b AS u
 FROM (SELECT (SELECT bloom_agg(i) FROM generate_series(1, 200000) AS i) AS a,
@@ -248,16 +154,7 @@ SELECT (bloom_info(a)).m AS a_m, (bloom_info(b)).m AS b_m,
 		AS union_contains,
 	abs(bloom_union_cardinality(a, b) - 400000) < 4000 AS union_cardinality_within_1pct
 FROM autosize_halves;
-   a_m   |   b_m   | union_contains | union_cardinality_within_1pct 
----------+---------+----------------+-------------------------------
- 1966080 | 1966080 |         400000 | t
-(1 row)
-
 SELECT md5(bloom_send(u)) AS union_binary_md5 FROM autosize_halves;
-         union_binary_md5         
-----------------------------------
- fe6d65f435a3a595525afbc28c6792c2
-(1 row)
 
 --
 -- Window aggregates: the final function leaves the state alone
@@ -265,41 +162,17 @@ SELECT md5(bloom_send(u)) AS union_binary_md5 FROM autosize_halves;
 SELECT x, f = (SELECT bloom_agg(y) FROM generate_series(1, x) AS y) AS same_as_plain,
 	bloom_contains(f, x) AS has_x, bloom_contains(f, 1) AS has_first
 FROM (SELECT x, bloom_agg(x) OVER (ORDER BY x) AS f FROM generate_series(1, 8) AS x) AS s;
- x | same_as_plain | has_x | has_first 
----+---------------+-------+-----------
- 1 | t             | t     | t
- 2 | t             | t     | t
- 3 | t             | t     | t
- 4 | t             | t     | t
- 5 | t             | t     | t
- 6 | t             | t     | t
- 7 | t             | t     | t
- 8 | t             | t     | t
-(8 rows)
-
 SELECT x, f = (SELECT bloom_agg(y, 0.1) FROM generate_series(greatest(x - 1, 1), x) AS y) AS same_as_frame,
 	e IS NULL AS empty_frame_null
 FROM (SELECT x,
 		bloom_agg(x, 0.1) OVER (ORDER BY x ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS f,
 		bloom_agg(x, 0.1) OVER (ORDER BY x ROWS BETWEEN 1 FOLLOWING AND 1 FOLLOWING) AS e
 	  FROM generate_series(1, 4) AS x) AS s;
- x | same_as_frame | empty_frame_null 
----+---------------+------------------
- 1 | t             | f
- 2 | t             | f
- 3 | t             | f
- 4 | t             | t
-(4 rows)
-
 -- a sketch-phase state in a window: one frame, the whole partition
 SELECT count(*) AS rows_compared,
 	bool_and(f = (SELECT bloom_agg(i) FROM generate_series(1, 140000) AS i)) AS same_as_plain
 FROM (SELECT i, bloom_agg(i) OVER () AS f FROM generate_series(1, 140000) AS i) AS s
 WHERE i % 20000 = 0;
- rows_compared | same_as_plain 
----------------+---------------
-             7 | t
-(1 row)
 
 --
 -- Parallel aggregation gives the same bits as serial aggregation: all
@@ -331,69 +204,27 @@ BEGIN
 	END LOOP;
 END
 $$;
+
 SET max_parallel_workers_per_gather = 0;
 SELECT autosize_run('serial');
- autosize_run 
---------------
- 
-(1 row)
-
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 EXPLAIN (COSTS OFF) SELECT bloom_agg(x) FROM autosize_rows WHERE x <= 200000;
-                      QUERY PLAN                      
-------------------------------------------------------
- Finalize Aggregate
-   ->  Gather
-         Workers Planned: 2
-         ->  Partial Aggregate
-               ->  Parallel Seq Scan on autosize_rows
-                     Filter: (x <= 200000)
-(6 rows)
-
 EXPLAIN (COSTS OFF) SELECT g, bloom_agg(x) AS f FROM autosize_rows WHERE x <= 200000 GROUP BY g;
-                         QUERY PLAN                         
-------------------------------------------------------------
- Finalize GroupAggregate
-   Group Key: g
-   ->  Gather Merge
-         Workers Planned: 2
-         ->  Sort
-               Sort Key: g
-               ->  Partial HashAggregate
-                     Group Key: g
-                     ->  Parallel Seq Scan on autosize_rows
-                           Filter: (x <= 200000)
-(10 rows)
-
 SELECT autosize_run('parallel');
- autosize_run 
---------------
- 
-(1 row)
-
 RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
+
 SELECT s.name, count(*) AS groups, count(*) FILTER (WHERE s.f = p.f) AS same,
 	min((bloom_info(s.f)).m) AS min_m, max((bloom_info(s.f)).m) AS max_m
 FROM autosize_results AS s JOIN autosize_results AS p USING (name, g)
 WHERE s.plan = 'serial' AND p.plan = 'parallel'
 GROUP BY s.name ORDER BY s.name;
-     name      | groups | same |  min_m  |  max_m  
----------------+--------+------+---------+---------
- crossing      |      1 |    1 | 1966080 | 1966080
- exact         |      1 |    1 |  979574 |  979574
- exact groups  |      7 |    7 |  283400 |  283400
- no rows       |      1 |    1 |      10 |      10
- no rows, rate |      1 |    1 |       7 |       7
- sketch        |      1 |    1 | 3932160 | 3932160
- sketch groups |      2 |    2 | 1966080 | 1966080
-(7 rows)
 
 DROP TABLE autosize_cases, autosize_filters, autosize_rate, autosize_halves, autosize_rows, autosize_queries,
 	autosize_results;
-DROP FUNCTION autosize_error(text), autosize_run(text);
+DROP FUNCTION autosize_run(text);

@@ -17,16 +17,6 @@
 -- every run; each states its tolerance against the estimator's standard error.
 --
 
-CREATE FUNCTION estimates_error(query text, OUT error_code text, OUT error_message text)
-LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE query;
-	error_code := 'ok';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS error_code = RETURNED_SQLSTATE, error_message = MESSAGE_TEXT;
-END
-$$;
-
 --
 -- bloom_info
 --
@@ -91,7 +81,7 @@ FROM (VALUES
 	('SELECT bloom_union_cardinality(bloom_empty_mk(18, 3), bloom_empty_mk(19, 3))'),
 	('SELECT bloom_intersection_cardinality(bloom_empty_mk(18, 3), bloom_empty_mk(18, 4))'),
 	('SELECT bloom_jaccard(bloom_empty(0.01, 100), bloom_empty(0.01, 1000))')
-) AS v(query), LATERAL estimates_error(query) AS e;
+) AS v(query), LATERAL error_of(query) AS e;
 SELECT bloom_jaccard(bloom_empty(0.01, 100), bloom_empty(0.01, 1000));
 SELECT bloom_cardinality(NULL) IS NULL AS cardinality,
 	bloom_union_cardinality(NULL, bloom_empty(0.01, 100)) IS NULL AS union_,
@@ -152,4 +142,3 @@ FROM (SELECT bloom_agg(i, 0.01, 10000) FILTER (WHERE i % 2 = 0) AS a,
 	  GROUP BY i / 10000) AS s;
 
 DROP TABLE estimates_saturated, estimates_half, estimates_overlap;
-DROP FUNCTION estimates_error(text);

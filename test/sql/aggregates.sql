@@ -10,16 +10,6 @@
 -- so every plan gives the same bits.
 --
 
-CREATE FUNCTION agg_error(query text, OUT error_code text, OUT error_message text)
-LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE query;
-	error_code := 'ok';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS error_code = RETURNED_SQLSTATE, error_message = MESSAGE_TEXT;
-END
-$$;
-
 --
 -- bloom_agg
 --
@@ -98,7 +88,7 @@ FROM (VALUES
 	('SELECT bloom_agg(x, 0.01, n) FROM (VALUES (1, 100), (NULL, 101)) AS v(x, n)'),
 	-- the same shape (m = 959, k = 7), but not the same request
 	('SELECT bloom_agg(x, p, 100) FROM (VALUES (1, 0.01), (2, 0.010000001)) AS v(x, p)')
-) AS v(query), LATERAL agg_error(query) AS e;
+) AS v(query), LATERAL error_of(query) AS e;
 SELECT bloom_agg(x, p, 100) FROM (VALUES (1, 0.01), (2, 0.010000001)) AS v(x, p);
 
 --
@@ -137,7 +127,7 @@ SELECT query, e.*
 FROM (VALUES
 	('SELECT bloom_union_agg(f) FROM (VALUES (bloom_empty(0.01, 100)), (NULL), (bloom_empty(0.01, 101))) AS v(f)'),
 	('SELECT bloom_intersection_agg(f) FROM (VALUES (bloom_empty_mk(64, 3)), (bloom_empty_mk(64, 4))) AS v(f)')
-) AS v(query), LATERAL agg_error(query) AS e;
+) AS v(query), LATERAL error_of(query) AS e;
 SELECT bloom_union_agg(f) FROM (VALUES (bloom_empty(0.01, 100)), (NULL), (bloom_empty(0.01, 101))) AS v(f);
 
 --
@@ -236,17 +226,17 @@ SELECT part, bloom_info(bloom_union_agg(f)) IS NOT NULL AS ok,
 	bloom_info(bloom_intersection_agg(f)) IS NOT NULL AS intersection_ok,
 	bloom_info(bloom_agg(x, p, 100)) IS NOT NULL AS bloom_agg_ok
 FROM agg_parts GROUP BY part ORDER BY part;
-SELECT query, e.* FROM agg_parts_queries, LATERAL agg_error(query) AS e;
+SELECT query, e.* FROM agg_parts_queries, LATERAL error_of(query) AS e;
 
 -- the same in parallel, where the partial aggregates run in the workers
 SET max_parallel_workers_per_gather = 2;
 EXPLAIN (COSTS OFF) SELECT bloom_intersection_agg(f) FROM agg_parts;
-SELECT query, e.* FROM agg_parts_queries, LATERAL agg_error(query) AS e;
+SELECT query, e.* FROM agg_parts_queries, LATERAL error_of(query) AS e;
 
 -- and without partitionwise aggregation, the transition function raises them
 SET enable_partitionwise_aggregate = off;
 SET max_parallel_workers_per_gather = 0;
-SELECT query, e.* FROM agg_parts_queries, LATERAL agg_error(query) AS e;
+SELECT query, e.* FROM agg_parts_queries, LATERAL error_of(query) AS e;
 RESET enable_partitionwise_aggregate;
 RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
@@ -273,4 +263,3 @@ GROUP BY p0;
 
 DROP TABLE agg_request, agg_filters, agg_rows, agg_many_filters, agg_serial, agg_serial_setops,
 	agg_serial_groups, agg_parallel, agg_parallel_setops, agg_parallel_groups, agg_parts, agg_parts_queries, agg_members;
-DROP FUNCTION agg_error(text);

@@ -12,19 +12,6 @@
 -- they combine with it.  Only the template's shape is read, never its bits.
 --
 
--- What a statement raises: SQLSTATE, message and detail, or 'ok'.
-CREATE FUNCTION like_error(query text, OUT error_code text, OUT error_message text,
-	OUT error_detail text)
-LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE query;
-	error_code := 'ok';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS error_code = RETURNED_SQLSTATE, error_message = MESSAGE_TEXT,
-		error_detail = PG_EXCEPTION_DETAIL;
-END
-$$;
-
 -- The hash scheme of a filter: byte 1 of its binary form.
 CREATE FUNCTION like_scheme(f bloom) RETURNS int
 LANGUAGE sql IMMUTABLE STRICT AS $$ SELECT get_byte(bloom_send(f), 1) $$;
@@ -75,7 +62,7 @@ INSERT INTO like_yesterday VALUES
 	('3 blocked: bloom_agg(x, 0.01, 1e7)', (SELECT bloom_agg(i, 0.01, 10000000) FROM generate_series(1, 20) AS i));
 
 -- the problem: today's bloom_agg(x, 0.01, 1e7) does not combine with the classic filter
-SELECT e.* FROM like_error($$
+SELECT e.* FROM error_detail_of($$
 	SELECT (SELECT bloom_agg(i, 0.01, 10000000) FROM generate_series(21, 30) AS i) | f
 	FROM like_yesterday WHERE name LIKE '1 %'$$) AS e;
 
@@ -186,7 +173,7 @@ FROM (VALUES
 	('SELECT bloom_agg_like(makeaclitem(10, 10, ''SELECT'', false), bloom_empty())'),
 	-- the template is a filter, nothing else
 	('SELECT bloom_agg_like(1, ''bloom:v1:h1:m18:k3:AAAAAAAAAAA'')')
-) AS v(query), LATERAL like_error(query) AS e;
+) AS v(query), LATERAL error_detail_of(query) AS e;
 
 --
 -- Parallel aggregation gives the same bits as serial aggregation, for
@@ -269,7 +256,7 @@ SELECT like_partial_plan('SELECT bloom_agg_like(x, t) FROM like_parts', 'Append'
 	like_partial_plan('SELECT bloom_agg_like(x, t) FROM like_parts', 'Gather') AS parallel,
 	(SELECT bloom_agg_like(x, t) FROM like_parts WHERE part IN (1, 2)) =
 		(SELECT bloom_agg(i, 0.01, 1000) FROM generate_series(1, 2000) AS i) AS partitionwise_same;
-SELECT query, e.* FROM like_parts_queries, LATERAL like_error(query) AS e;
+SELECT query, e.* FROM like_parts_queries, LATERAL error_detail_of(query) AS e;
 
 -- the same in parallel, where the partial states come from the workers
 SET max_parallel_workers_per_gather = 2;
@@ -277,7 +264,7 @@ SELECT like_partial_plan('SELECT bloom_agg_like(x, t) FROM like_parts', 'Append'
 	like_partial_plan('SELECT bloom_agg_like(x, t) FROM like_parts', 'Gather') AS parallel,
 	(SELECT bloom_agg_like(x, t) FROM like_parts WHERE part IN (1, 2)) =
 		(SELECT bloom_agg(i, 0.01, 1000) FROM generate_series(1, 2000) AS i) AS partitionwise_same;
-SELECT query, e.* FROM like_parts_queries, LATERAL like_error(query) AS e;
+SELECT query, e.* FROM like_parts_queries, LATERAL error_detail_of(query) AS e;
 RESET enable_partitionwise_aggregate;
 RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
@@ -286,5 +273,5 @@ RESET min_parallel_table_scan_size;
 
 DROP TABLE like_yesterday, like_today, like_rows, like_group_templates, like_queries, like_serial,
 	like_parallel, like_parts, like_parts_queries;
-DROP FUNCTION like_error(text), like_scheme(bloom), like_added(bloom, int, int),
+DROP FUNCTION like_scheme(bloom), like_added(bloom, int, int),
 	like_partial_plan(text, text), like_result(text);

@@ -6,17 +6,6 @@
 --                                bound (1 - e^(-k(n + 0.5)/(m - 1)))^k
 --
 
--- What a statement raises: SQLSTATE and message, or 'ok'.
-CREATE FUNCTION sizing_error(query text, OUT error_code text, OUT error_message text)
-LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE query;
-	error_code := 'ok';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS error_code = RETURNED_SQLSTATE, error_message = MESSAGE_TEXT;
-END
-$$;
-
 --
 -- bloom_optimal
 --
@@ -43,7 +32,7 @@ FROM unnest(ARRAY[0.1, 0.01, 0.001, 0.0001]) AS p,
 -- the largest plan is the largest filter (m = 8589934400, just under 1 GB);
 -- one more value and it is too large
 SELECT m, k, bytes FROM bloom_optimal(0.5, 5954088810);
-SELECT e.* FROM sizing_error('SELECT bloom_optimal(0.5, 5954088811)') AS e;
+SELECT e.* FROM error_of('SELECT bloom_optimal(0.5, 5954088811)') AS e;
 
 --
 -- bloom_expected_fpr
@@ -101,7 +90,7 @@ FROM (VALUES
 	('SELECT bloom_expected_fpr(18, 3, -1)'),
 	('SELECT bloom_expected_fpr(8589934401, 1, 10)'),
 	('SELECT bloom_expected_fpr(8589934400, 1, 10)')
-) AS v(query), LATERAL sizing_error(query) AS e;
+) AS v(query), LATERAL error_of(query) AS e;
 
 -- the same errors with their details and hints
 SELECT bloom_optimal('NaN', 100);

@@ -6,18 +6,7 @@
 -- costs at most 10% more bits than scheme 1; it is sized so that its own
 -- false-positive rate meets p.  Everything else keeps scheme 1.
 --
--- What a statement raises: SQLSTATE and message, or 'ok'.
-CREATE FUNCTION blocked_error(query text, OUT error_code text, OUT error_message text,
-	OUT error_detail text)
-LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE query;
-	error_code := 'ok';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS error_code = RETURNED_SQLSTATE, error_message = MESSAGE_TEXT,
-		error_detail = PG_EXCEPTION_DETAIL;
-END
-$$;
+
 --
 -- Which filters are blocked, and their shapes
 --
@@ -28,55 +17,30 @@ FROM (VALUES (0.01, 100000), (0.01, 1700000), (0.01, 2000000), (0.01, 10000000),
 		(0.001, 10000000), (0.0001, 10000000), (0.5, 100000000)) AS v(p, n),
 	LATERAL bloom_optimal(p, n) AS o
 ORDER BY p DESC, n;
-   p    |     n     |     m     | k  |  bytes   | hash_scheme | text_prefix | built_as_planned 
---------+-----------+-----------+----+----------+-------------+-------------+------------------
-    0.5 | 100000000 | 144269824 |  1 | 18033744 |           2 | bloom:v1:h2 | t
-   0.01 |    100000 |    958506 |  7 |   119832 |           1 | bloom:v1:h1 | t
-   0.01 |   1700000 |  16294600 |  7 |  2036848 |           1 | bloom:v1:h1 | t
-   0.01 |   2000000 |  19791872 |  6 |  2474000 |           2 | bloom:v1:h2 | t
-   0.01 |  10000000 |  98959360 |  6 | 12369936 |           2 | bloom:v1:h2 | t
-  0.001 |  10000000 | 154883584 |  9 | 19360464 |           2 | bloom:v1:h2 | t
- 0.0001 |  10000000 | 191701168 | 13 | 23962664 |           1 | bloom:v1:h1 | t
-(7 rows)
 
 -- bloom_empty_mk and the self-sizing aggregate keep scheme 1
 SELECT substr(bloom_empty_mk(19791872, 6)::text, 1, 11) AS mk,
 	substr(bloom_agg(i)::text, 1, 11) AS self_sized
 FROM generate_series(1, 1000) AS i;
-     mk      | self_sized  
--------------+-------------
- bloom:v1:h1 | bloom:v1:h1
-(1 row)
 
 --
 -- A blocked filter of 2,000,000 values at p = 0.01
 --
 CREATE TABLE blocked_filter AS
 SELECT bloom_agg(i, 0.01, 2000000) AS f FROM generate_series(1, 2000000) AS i;
+
 SELECT m, k, bytes, bits_set, round(fill_ratio::numeric, 2) AS fill_ratio,
 	abs(estimated_cardinality / 2000000 - 1) < 0.02 AS cardinality_within_2_percent,
 	abs(false_positive_rate - 0.01) < 0.0005 AS expected_rate_near_target
 FROM blocked_filter, bloom_info(f);
-    m     | k |  bytes  | bits_set | fill_ratio | cardinality_within_2_percent | expected_rate_near_target 
-----------+---+---------+----------+------------+------------------------------+---------------------------
- 19791872 | 6 | 2474000 |  8968293 |       0.45 | t                            | t
-(1 row)
 
 -- no false negatives
 SELECT count(*) AS false_negatives
 FROM blocked_filter, generate_series(1, 2000000) AS i
 WHERE NOT bloom_contains(f, i);
- false_negatives 
------------------
-               0
-(1 row)
 
 -- the same bytes on every machine (md5 of the binary form, as on x86-64)
 SELECT md5(bloom_send(f)) AS binary_md5 FROM blocked_filter;
-            binary_md5            
-----------------------------------
- 45a01417610ec07b80750b73cd616381
-(1 row)
 
 -- the false-positive rate over 200,000 absent values is within 6 sigma of
 -- the target (sigma = sqrt(p (1 - p) / 200000) = 0.000222), as is
@@ -86,36 +50,19 @@ SELECT abs(measured - 0.01) < 6 * 0.000222 AS measured_within_6_sigma,
 FROM (SELECT count(*) FILTER (WHERE bloom_contains(f, i))::float8 / 200000 AS measured
 	  FROM blocked_filter, generate_series(2000001, 2200000) AS i) AS s,
 	(SELECT (bloom_info(f)).false_positive_rate AS expected FROM blocked_filter) AS e;
- measured_within_6_sigma | expected_within_6_sigma 
--------------------------+-------------------------
- t                       | t
-(1 row)
 
 -- the same filter built value by value with bloom_add, and by @> / <@
 SELECT (SELECT bloom_agg(i, 0.01, 2000000) FROM generate_series(1, 1000) AS i) =
 	(SELECT bloom_add(bloom_add(bloom_agg(i, 0.01, 2000000), 999), 1000)
 	 FROM generate_series(1, 998) AS i) AS add_equals_agg;
- add_equals_agg 
-----------------
- t
-(1 row)
-
 SELECT f @> 17 AS contains_17, 17 <@ f AS contained_17, f @> (-17) AS contains_minus_17
 FROM blocked_filter;
- contains_17 | contained_17 | contains_minus_17 
--------------+--------------+-------------------
- t           | t            | f
-(1 row)
 
 -- text and binary forms round-trip
 SELECT f::text::bloom = f AS text_round_trip,
 	length(f::text) AS text_length,
 	length(bloom_send(f)) = 12 + (bloom_info(f)).bytes - 16 AS binary_length
 FROM blocked_filter;
- text_round_trip | text_length | binary_length 
------------------+-------------+---------------
- t               |     3298673 | t
-(1 row)
 
 --
 -- Set operations and estimates between blocked filters
@@ -131,70 +78,34 @@ SELECT abs(bloom_cardinality(a) / 1000000 - 1) < 0.02 AS a_within_2_percent,
 	(a | b) = (SELECT bloom_agg(i, 0.01, 2000000) FROM generate_series(1, 1500000) AS i) AS union_is_filter_of_union,
 	(a & b) @> 750000 AS intersection_keeps_common
 FROM blocked_pair;
- a_within_2_percent | union_within_2_percent | intersection_within_5_percent | jaccard_within_5_percent | union_filter_agrees | union_is_filter_of_union | intersection_keeps_common 
---------------------+------------------------+-------------------------------+--------------------------+---------------------+--------------------------+---------------------------
- t                  | t                      | t                             | t                        | t                   | t                        | t
-(1 row)
 
 -- a blocked filter and a scheme 1 filter of the same m and k do not combine
 SELECT error_code, error_message, error_detail
-FROM blocked_pair, blocked_error(format('SELECT %L::bloom | bloom_empty_mk(19791872, 6)', a::text));
- error_code |                    error_message                    |                                             error_detail                                             
-------------+-----------------------------------------------------+------------------------------------------------------------------------------------------------------
- 22023      | operator | requires bloom filters of the same shape | One filter has m = 19791872, k = 6, hash scheme 2; the other has m = 19791872, k = 6, hash scheme 1.
-(1 row)
-
+FROM blocked_pair, error_detail_of(format('SELECT %L::bloom | bloom_empty_mk(19791872, 6)', a::text));
 SELECT error_code, error_message
-FROM blocked_pair, blocked_error(format('SELECT bloom_union_cardinality(%L::bloom, bloom_empty_mk(19791872, 6))', a::text));
- error_code |                          error_message                           
-------------+------------------------------------------------------------------
- 22023      | bloom_union_cardinality requires bloom filters of the same shape
-(1 row)
+FROM blocked_pair, error_detail_of(format('SELECT bloom_union_cardinality(%L::bloom, bloom_empty_mk(19791872, 6))', a::text));
 
 --
 -- Golden vectors: the bits scheme 2 sets, computed apart from the code
--- (tests/unit.c says how), in a one-block and a two-block filter
+-- (test/unit/test_probe.c says how), in a one-block and a two-block filter
 --
 SELECT array_agg(i ORDER BY i) AS positions_of_int8_42
 FROM generate_series(0, 1023) AS i
 WHERE get_bit(bloom_send(bloom_add(('bloom:v1:h2:m1024:k9:' || repeat('A', 171) || '=')::bloom, 42::int8)), 96 + i) = 1;
-         positions_of_int8_42          
----------------------------------------
- {110,134,136,255,345,376,457,482,490}
-(1 row)
-
 -- expected: {110,134,136,255,345,376,457,482,490}
 SELECT array_agg(i ORDER BY i) AS positions_of_hello_world
 FROM generate_series(0, 1023) AS i
 WHERE get_bit(bloom_send(bloom_add(('bloom:v1:h2:m1024:k9:' || repeat('A', 171) || '=')::bloom, 'hello world'::text)), 96 + i) = 1;
-       positions_of_hello_world        
----------------------------------------
- {616,670,768,775,807,894,920,932,993}
-(1 row)
-
 -- expected: {616,670,768,775,807,894,920,932,993}
+
 --
 -- Input: scheme 2 needs m to be a multiple of 512
 --
 SELECT error_code, error_message, error_detail
-FROM blocked_error($$SELECT 'bloom:v1:h2:m1000:k3:$$ || repeat('A', 171) || $$='::bloom$$);
- error_code |            error_message            |                            error_detail                             
-------------+-------------------------------------+---------------------------------------------------------------------
- 22P02      | invalid input syntax for type bloom | Under hash scheme 2 the number of bits m must be a multiple of 512.
-(1 row)
-
+FROM error_detail_of($$SELECT 'bloom:v1:h2:m1000:k3:$$ || repeat('A', 171) || $$='::bloom$$);
 SELECT error_code, error_message, error_detail
-FROM blocked_error($$SELECT 'bloom:v1:h3:m1024:k3:$$ || repeat('A', 171) || $$='::bloom$$);
- error_code |            error_message            |                                    error_detail                                     
-------------+-------------------------------------+-------------------------------------------------------------------------------------
- 22P02      | invalid input syntax for type bloom | The filter uses an unknown hash scheme; this build knows hash schemes 1 and 2 only.
-(1 row)
-
+FROM error_detail_of($$SELECT 'bloom:v1:h3:m1024:k3:$$ || repeat('A', 171) || $$='::bloom$$);
 SELECT bloom_info(('bloom:v1:h2:m512:k1:' || repeat('A', 86) || '==')::bloom) AS smallest_blocked;
-  smallest_blocked  
---------------------
- (512,1,80,0,0,0,0)
-(1 row)
 
 --
 -- Serial and parallel aggregation give the same blocked filter
@@ -208,15 +119,6 @@ SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 EXPLAIN (COSTS OFF) SELECT bloom_agg(x, 0.01, 3000000) AS f FROM blocked_rows;
-                     QUERY PLAN                      
------------------------------------------------------
- Finalize Aggregate
-   ->  Gather
-         Workers Planned: 2
-         ->  Partial Aggregate
-               ->  Parallel Seq Scan on blocked_rows
-(5 rows)
-
 CREATE TABLE blocked_parallel AS SELECT bloom_agg(x, 0.01, 3000000) AS f FROM blocked_rows;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
@@ -224,20 +126,8 @@ RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 SELECT s.f = p.f AS serial_equals_parallel, substr(p.f::text, 1, 11) AS text_prefix
 FROM blocked_serial AS s, blocked_parallel AS p;
- serial_equals_parallel | text_prefix 
-------------------------+-------------
- t                      | bloom:v1:h2
-(1 row)
 
 -- as a window aggregate, each frame gets its own filter
 SELECT x, bloom_cardinality(f)::int AS estimated, f @> x AS has_own_row
 FROM (SELECT x, bloom_agg(x, 0.01, 2000000) OVER (ORDER BY x ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS f
 	  FROM generate_series(1, 4) AS x) AS w;
- x | estimated | has_own_row 
----+-----------+-------------
- 1 |         1 | t
- 2 |         2 | t
- 3 |         3 | t
- 4 |         3 | t
-(4 rows)
-
