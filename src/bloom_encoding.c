@@ -346,8 +346,10 @@ bloom_hash_text(BloomEncoder *encoder, const char *data, size_t len,
 /*
  * The value's send function, run with the client encoding the filter reads
  * text in: UTF-8 for a filter with the flag in a database of another
- * encoding, the database's own (no conversion) in every other case.  The
- * session's client encoding is put back however the call ends.
+ * encoding, the database's own (no conversion) in every other case; in a
+ * SQL_ASCII database that also spares the check that the bytes are valid
+ * in the client encoding.  The session's client encoding is put back
+ * however the call ends.
  */
 static bytea *
 bloom_send_canonical(BloomEncoder *encoder, Datum value, uint8 flags)
@@ -358,7 +360,7 @@ bloom_send_canonical(BloomEncoder *encoder, Datum value, uint8 flags)
 
 	if (!bloom_database_text_is_utf8(target) && (flags & BLOOM_FLAG_TEXT_UTF8) != 0)
 		target = PG_UTF8;
-	if (session == target || encoder->database_encoding == PG_SQL_ASCII)
+	if (session == target)
 		return SendFunctionCall(&encoder->send_function, value);
 
 	/* SetClientEncoding finds only conversions prepared in a transaction. */
