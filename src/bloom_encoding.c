@@ -54,8 +54,9 @@
  *     and for send functions under the usual client encoding UTF8.  A new
  *     filter starts without the flag and is byte-identical to what 1.1
  *     built; it gets the flag when a value whose bytes are not all ASCII is
- *     added (text, or any send-encoded value), so that databases of other
- *     encodings read it as UTF-8.  Without the flag, a filter holds only
+ *     added (text, or a send-encoded value of a type that may carry text:
+ *     bloom_type_carries_text), so that databases of other encodings read
+ *     it as UTF-8.  Without the flag, a filter holds only
  *     values whose bytes are the same under every encoding.
  *   - A SQL_ASCII database does not know its text's encoding and converts
  *     nothing; its bytes are hashed as they are and taken to be UTF-8, with
@@ -81,6 +82,7 @@
 
 #include "access/htup_details.h"
 #include "catalog/namespace.h"
+#include "access/transam.h"
 #include "catalog/pg_type.h"
 #include "mb/pg_wchar.h"
 #include "utils/builtins.h"
@@ -116,6 +118,59 @@ bloom_combine_flags(const char *operation, uint8 a, uint8 b)
 						  GetDatabaseEncodingName()),
 				errhint("Rebuild the older filter with bloom_agg or bloom_agg_like, or build the newer one with bloom_agg_like using the older one as its template."));
 	return a | b;
+}
+
+/*
+ * Whether a value of the type may carry text through its send function, so
+ * that its bytes depend on the encoding: string types, json, jsonb, xml,
+ * text search types, enums, and arrays, ranges and composites of them.  A
+ * type from an extension, and an anonymous record, may: they count as
+ * carrying text.  Only such values set BLOOM_FLAG_TEXT_UTF8, so that a
+ * filter of inet or interval values stays what 1.1 built.
+ */
+static bool
+bloom_type_carries_text(Oid typid, int depth)
+{
+	HeapTuple	tuple;
+	Form_pg_type type;
+	bool		result;
+
+	if (depth > 8 || typid == RECORDOID || typid >= FirstNormalObjectId)
+		return true;
+	tuple = SearchSysCache1(TYPEOID, ObjectIdGetDatum(typid));
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for type %u", typid);
+	type = (Form_pg_type) GETSTRUCT(tuple);
+	switch (type->typtype)
+	{
+		case TYPTYPE_ENUM:
+			result = true;
+			break;
+		case TYPTYPE_DOMAIN:
+			result = bloom_type_carries_text(type->typbasetype, depth + 1);
+			break;
+		case TYPTYPE_RANGE:
+			result = bloom_type_carries_text(get_range_subtype(typid), depth + 1);
+			break;
+		case TYPTYPE_MULTIRANGE:
+			result = bloom_type_carries_text(get_multirange_range(typid), depth + 1);
+			break;
+		case TYPTYPE_COMPOSITE:
+			result = true;		/* a built-in row type: the system catalogs' */
+			break;
+		default:
+			if (OidIsValid(type->typelem) && type->typcategory == TYPCATEGORY_ARRAY)
+				result = bloom_type_carries_text(type->typelem, depth + 1);
+			else
+				result = type->typcategory == TYPCATEGORY_STRING ||
+					type->typcategory == TYPCATEGORY_UNKNOWN ||
+					typid == JSONOID || typid == JSONBOID || typid == JSONPATHOID ||
+					typid == XMLOID || typid == TSVECTOROID || typid == TSQUERYOID ||
+					typid == REFCURSOROID;
+			break;
+	}
+	ReleaseSysCache(tuple);
+	return result;
 }
 
 BloomEncoder *
@@ -192,6 +247,7 @@ bloom_encoder_create(Oid typid, MemoryContext mcxt)
 							errdetail("Type %s has no binary send function, which bloom filters use to hash values of types without a built-in encoding.",
 									  format_type_be(base_typid)));
 				encoder->encoding = BLOOM_ENCODE_SEND;
+				encoder->send_carries_text = bloom_type_carries_text(base_typid, 0);
 				fmgr_info_cxt(send_function, &encoder->send_function, mcxt);
 			}
 			break;
@@ -432,6 +488,7 @@ bloom_hash_other(BloomEncoder *encoder, Datum value, uint8 flags, uint8 *flags_o
 				bf_hash		hash = bf_hash_bytes(data, len);
 
 				if (flags_out != NULL && (*flags_out & BLOOM_FLAG_TEXT_UTF8) == 0 &&
+					encoder->send_carries_text &&
 					bloom_database_text_is_utf8(encoder->database_encoding) &&
 					!bloom_bytes_are_ascii(data, len))
 					*flags_out |= BLOOM_FLAG_TEXT_UTF8;

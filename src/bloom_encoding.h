@@ -49,6 +49,7 @@ typedef struct BloomEncoder
 	int			database_encoding;	/* GetDatabaseEncoding() */
 	MemoryContext mcxt;			/* where the encoder and its FmgrInfos live */
 	FmgrInfo	send_function;	/* BLOOM_ENCODE_SEND only */
+	bool		send_carries_text;	/* its bytes may depend on the encoding */
 	FmgrInfo	to_utf8;		/* database encoding to UTF-8, once needed */
 	bool		to_utf8_ready;
 	bool		client_utf8_ready;	/* PrepareClientEncoding(PG_UTF8) done */

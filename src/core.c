@@ -256,7 +256,7 @@ bf_status_message(bf_status status)
 		case BF_BLOCK_SHAPE:
 			return "Under hash scheme 2 the number of bits m must be a multiple of 512.";
 		case BF_SYNTAX:
-			return "The text form must be bloom:v<format>:h<scheme>:m<bits>:k<probes>:[f<flags>:]<base64 bits>, with decimal numbers that have no sign and no leading zeros, and no flags segment when the flags are zero.";
+			return "The text form must be bloom:v<format>:h<scheme>:m<bits>:k<probes>:[f<flags>:]<base64 bits>, with decimal numbers that have no sign and no leading zeros.";
 		case BF_BASE64:
 			return "The bit array is not canonical base64: only A-Z, a-z, 0-9, + and / are allowed, with = padding to a multiple of 4 characters and zero unused bits in the last character.";
 	}
