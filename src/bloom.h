@@ -63,7 +63,7 @@
  * in databases of any encoding.  Without it, text is hashed as the database
  * encoding's bytes: filters made before 1.2 keep that reading.  Where the
  * two agree (UTF8 and SQL_ASCII databases, ASCII text), new filters leave it
- * unset and stay byte-identical to older ones; bloom_element.c's essay says
+ * unset and stay byte-identical to older ones; bloom_encoding.c's essay says
  * when it is set.  Releases before 1.2 refuse a filter with any flag set.
  */
 #define BLOOM_FLAG_TEXT_UTF8 0x01
