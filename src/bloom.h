@@ -58,9 +58,9 @@
 
 /*
  * Header flags.  BLOOM_FLAG_TEXT_UTF8: text reaches the hash as UTF-8 (text
- * types converted from the database encoding, send functions run with no
- * client conversion to anything but UTF-8), so the filter answers the same
- * in databases of any encoding.  Without it, text is hashed as the database
+ * types converted from the database encoding, send functions run with the
+ * client encoding set to UTF-8), so the filter answers the same in
+ * databases of any encoding.  Without it, text is hashed as the database
  * encoding's bytes: filters made before 1.2 keep that reading.  Where the
  * two agree (UTF8 and SQL_ASCII databases, ASCII text), new filters leave it
  * unset and stay byte-identical to older ones; bloom_encoding.c's essay says
