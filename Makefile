@@ -24,6 +24,7 @@ OBJS = \
 	src/codec.o \
 	src/bloom_pg.o \
 	src/bloom_io.o \
+	src/bloom_encoding.o \
 	src/bloom_element.o \
 	src/bloom_setops.o \
 	src/bloom_agg.o \

@@ -13,7 +13,7 @@
  *     4       1     format_version   BLOOM_FORMAT_VERSION
  *     5       1     hash_scheme      BLOOM_HASH_XXH3_EDH or BLOOM_HASH_XXH3_BLOCKED
  *     6       1     k                number of probes, 1..BLOOM_K_MAX
- *     7       1     flags            reserved, must be zero
+ *     7       1     flags            BLOOM_FLAG_*; all other bits zero
  *     8       8     m                number of bits, 1..BLOOM_M_MAX (native order on disk)
  *     16      n     bits             n = bloom_payload_bytes(m), a multiple of 8
  *
@@ -55,6 +55,19 @@
 #define BLOOM_HASH_XXH3_BLOCKED 2
 #define BLOOM_HASH_SCHEME_MAX BLOOM_HASH_XXH3_BLOCKED
 #define BLOOM_BLOCK_BITS 512
+
+/*
+ * Header flags.  BLOOM_FLAG_TEXT_UTF8: text reaches the hash as UTF-8 (text
+ * types converted from the database encoding, send functions run with the
+ * client encoding set to UTF-8), so the filter answers the same in
+ * databases of any encoding.  Without it, text is hashed as the database
+ * encoding's bytes: filters made before 1.2 keep that reading.  Where the
+ * two agree (UTF8 and SQL_ASCII databases, ASCII text), new filters leave it
+ * unset and stay byte-identical to older ones; bloom_encoding.c's essay says
+ * when it is set.  Releases before 1.2 refuse a filter with any flag set.
+ */
+#define BLOOM_FLAG_TEXT_UTF8 0x01
+#define BLOOM_FLAGS_KNOWN BLOOM_FLAG_TEXT_UTF8
 
 /* Size of the header that follows the varlena length word. */
 #define BLOOM_HEADER_BYTES 12

@@ -190,8 +190,8 @@ bloom_agg_state_add(FunctionCallInfo fcinfo, BloomAggState *state)
 
 	if (state->encoder == NULL)
 		state->encoder = bloom_call_encoder(fcinfo, 1);
-	if (!bloom_encoder_hash_integer(state->encoder, PG_GETARG_DATUM(1), &hash))
-		hash = bloom_encoder_hash(state->encoder, PG_GETARG_DATUM(1));
+	hash = bloom_encoder_hash(state->encoder, PG_GETARG_DATUM(1),
+							  state->filter->flags, &state->filter->flags);
 	if (state->adder != NULL)
 		bf_adder_add(state->adder, hash);
 	else
@@ -305,7 +305,10 @@ bloom_agg_like_start(FunctionCallInfo fcinfo, const BloomHeader *template)
 	BloomFilter *filter = NULL;
 
 	if (template != NULL)
+	{
 		filter = bloom_alloc_state(template->m, template->k, template->hash_scheme);
+		filter->flags = template->flags;	/* text hashed as the template's */
+	}
 	MemoryContextSwitchTo(old_context);
 	return bloom_agg_state_new(aggcontext, filter, 0, BLOOM_AGG_LIKE_CAPACITY);
 }

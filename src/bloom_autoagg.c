@@ -45,6 +45,7 @@ typedef struct BloomAutoState
 	 */
 	bf_adder   *adder;
 	BloomEncoder *encoder;		/* the value hasher, resolved once */
+	uint8		flags;			/* the result's BLOOM_FLAG_*, as values set them */
 } BloomAutoState;
 
 /* Set the bits of the values still pending in the sketch's adder. */
@@ -75,6 +76,7 @@ bloom_autoagg_state_new(double p)
 
 	bloom_autoagg_shape(p, &state->k, &state->sketch_m);
 	state->false_positive_rate = p;
+	state->flags = bloom_new_filter_flags();
 	state->set.capacity = BLOOM_AUTO_INITIAL_SLOTS;
 	state->set.slots = (bf_hash *) palloc0(BLOOM_AUTO_INITIAL_SLOTS * sizeof(bf_hash));
 	return state;
@@ -229,7 +231,9 @@ bloom_autoagg_transfn(PG_FUNCTION_ARGS)
 	{
 		if (state->encoder == NULL)
 			state->encoder = bloom_call_encoder(fcinfo, 1);
-		bloom_autoagg_add(state, bloom_encoder_hash(state->encoder, PG_GETARG_DATUM(1)),
+		bloom_autoagg_add(state,
+						  bloom_encoder_hash(state->encoder, PG_GETARG_DATUM(1),
+											 state->flags, &state->flags),
 						  aggcontext);
 	}
 	PG_RETURN_POINTER(state);
@@ -261,6 +265,7 @@ bloom_autoagg_result(BloomAutoState *state, double p)
 																  bloom_payload_bytes(state->sketch_m)))),
 					errhint("Give the capacity: bloom_agg(value, false_positive_rate, capacity)."));
 		filter = bloom_alloc(m, state->k, BLOOM_HASH_XXH3_EDH);
+		filter->flags = state->flags;
 		bf_fold(state->sketch, state->sketch_m, filter->bits, m);
 		return filter;
 	}
@@ -278,6 +283,8 @@ bloom_autoagg_result(BloomAutoState *state, double p)
 		bits = (uint8 *) palloc(bloom_payload_bytes(max_m));
 		m = bf_auto_choose_exact(set, p, k, max_m, bits);
 		filter = bloom_alloc(m, k, BLOOM_HASH_XXH3_EDH);
+		if (state != NULL)
+			filter->flags = state->flags;
 		memcpy(filter->bits, bits, bloom_payload_bytes(m));
 		pfree(bits);
 		return filter;
@@ -356,20 +363,23 @@ bloom_autoagg_combinefn(PG_FUNCTION_ARGS)
 		MemoryContextSwitchTo(old_context);
 	}
 	bloom_autoagg_merge(state1, state2, aggcontext);
+	state1->flags |= state2->flags;	/* one database: both read text alike */
 	PG_RETURN_POINTER(state1);
 }
 
 /*
  * Serialized state (between the processes of one query, so native byte
  * order): false_positive_rate (float8), k (uint32), phase (uint32: 0 exact,
- * 1 sketch), then for the exact phase the number of hashes (uint64) and the
- * hashes (h1, h2), for the sketch M (uint64) and its bit array.
+ * 1 sketch), the result's flags (uint32), then for the exact phase the
+ * number of hashes (uint64) and the hashes (h1, h2), for the sketch M
+ * (uint64) and its bit array.
  */
 typedef struct BloomAutoSerialHeader
 {
 	double		false_positive_rate;
 	uint32		k;
 	uint32		phase;
+	uint32		flags;
 	uint64		count;			/* hashes, or M */
 } BloomAutoSerialHeader;
 
@@ -391,6 +401,7 @@ bloom_autoagg_serialfn(PG_FUNCTION_ARGS)
 	memset(&header, 0, sizeof(header));
 	header.false_positive_rate = state->false_positive_rate;
 	header.k = state->k;
+	header.flags = state->flags;
 	if (state->sketch != NULL)
 	{
 		bloom_autoagg_flush(state);
@@ -452,7 +463,10 @@ bloom_autoagg_deserialfn(PG_FUNCTION_ARGS)
 	if (bf_auto_shape(header.false_positive_rate, &k, &sketch_m) != BF_OK ||
 		k != header.k)
 		bloom_agg_raise_corrupt("The false-positive rate or k is not valid.");
+	if ((header.flags & ~BLOOM_FLAGS_KNOWN) != 0)
+		bloom_agg_raise_corrupt("The state has unknown flags.");
 	state = bloom_autoagg_state_new(header.false_positive_rate);
+	state->flags = (uint8) header.flags;
 
 	if (header.phase == BLOOM_AUTO_PHASE_SKETCH)
 	{

@@ -270,7 +270,7 @@ bloom_alloc_unfilled_aligned(uint64 m, uint32 k, uint8 hash_scheme, bool align_b
 	filter->format_version = BLOOM_FORMAT_VERSION;
 	filter->hash_scheme = hash_scheme;
 	filter->k = (uint8) k;
-	filter->flags = 0;
+	filter->flags = bloom_new_filter_flags();
 	filter->m = m;
 	return filter;
 }
@@ -326,7 +326,10 @@ bloom_alloc(uint64 m, uint32 k, uint8 hash_scheme)
 BloomFilter *
 bloom_alloc_like(const BloomHeader *header)
 {
-	return bloom_alloc_unfilled(header->m, header->k, header->hash_scheme);
+	BloomFilter *filter = bloom_alloc_unfilled(header->m, header->k, header->hash_scheme);
+
+	filter->flags = header->flags;
+	return filter;
 }
 
 BloomFilter *

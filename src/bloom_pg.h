@@ -3,7 +3,8 @@
  *
  * Data flows one way: an SQL argument becomes a BloomView (read in place, or
  * detoasted once and cached per call site), a value becomes its canonical
- * bytes and then a bf_hash (BloomEncoder), and the core does the rest.
+ * bytes and then a bf_hash (BloomEncoder, bloom_encoding.h), and the core
+ * does the rest.
  */
 #ifndef BLOOM_PG_H
 #define BLOOM_PG_H
@@ -17,6 +18,7 @@
 #include "port/pg_bswap.h"
 
 #include "bloom.h"
+#include "bloom_encoding.h"
 #include "core.h"
 
 /* A filter as the SQL layer reads it: its header and where its bits are. */
@@ -58,8 +60,10 @@ extern BloomFilter *bloom_alloc(uint64 m, uint32 k, uint8 hash_scheme);
 extern BloomFilter *bloom_alloc_state(uint64 m, uint32 k, uint8 hash_scheme);
 
 /*
- * A new filter with the header's shape (m, k, hash scheme), its bit array
- * not initialized: the caller writes all of it.  In CurrentMemoryContext.
+ * A new filter with the header's shape (m, k, hash scheme) and flags, its
+ * bit array not initialized: the caller writes all of it.  In
+ * CurrentMemoryContext.  The functions above give a new filter the flags
+ * of this database (bloom_new_filter_flags).
  */
 extern BloomFilter *bloom_alloc_like(const BloomHeader *header);
 
@@ -105,88 +109,6 @@ extern BloomFilter *bloom_setop_fold(BloomSetOp op, const char *operation,
  */
 extern BloomFilter *bloom_alloc_optimal(const char *operation, double p, int64 n,
 									   bool for_state);
-
-/*
- * Values to hashes (bloom_element.c).  An encoder is resolved once per type
- * (domains to their base type) and turns a non-NULL datum of that type into
- * its canonical bytes (the table in the README) and then into a bf_hash.
- */
-typedef enum BloomEncoding
-{
-	BLOOM_ENCODE_INT2,
-	BLOOM_ENCODE_INT4,
-	BLOOM_ENCODE_INT8,
-	BLOOM_ENCODE_NUMERIC,
-	BLOOM_ENCODE_FLOAT4,
-	BLOOM_ENCODE_FLOAT8,
-	BLOOM_ENCODE_VARLENA_BYTES, /* text, varchar, bytea: the payload */
-	BLOOM_ENCODE_BPCHAR,
-	BLOOM_ENCODE_NAME,
-	BLOOM_ENCODE_UUID,
-	BLOOM_ENCODE_DATE,
-	BLOOM_ENCODE_TIMESTAMP,		/* timestamp and timestamptz */
-	BLOOM_ENCODE_BOOL,
-	BLOOM_ENCODE_SEND			/* the type's binary send function */
-} BloomEncoding;
-
-typedef struct BloomEncoder
-{
-	BloomEncoding encoding;
-	Oid			typid;			/* as given, for messages */
-	FmgrInfo	send_function;	/* BLOOM_ENCODE_SEND only */
-} BloomEncoder;
-
-/*
- * The 8 bytes of value, little-endian whatever the host's byte order, hashed.
- * One 8-byte store (not eight 1-byte ones): XXH3 reads the bytes back as one
- * word at once, and a load that spans several smaller stores cannot be
- * forwarded from the store buffer, which stalled every row of a scan.
- */
-static inline bf_hash
-bloom_hash_uint64(uint64 value)
-{
-	uint64		little_endian;
-
-#ifdef WORDS_BIGENDIAN
-	little_endian = pg_bswap64(value);
-#else
-	little_endian = value;
-#endif
-	return bf_hash_bytes(&little_endian, sizeof(little_endian));
-}
-
-static inline bf_hash
-bloom_hash_int64(int64 value)
-{
-	return bloom_hash_uint64((uint64) value);
-}
-
-/*
- * The hash of an int2, int4 or int8 value (canonically its int64): the one
- * definition, inline here for bloom_agg's row path as well as for the
- * encoder (bloom_element.c); false, with *hash unset, for any other type.
- */
-static inline bool
-bloom_encoder_hash_integer(const BloomEncoder *encoder, Datum value, bf_hash *hash)
-{
-	switch (encoder->encoding)
-	{
-		case BLOOM_ENCODE_INT8:
-			*hash = bloom_hash_int64(DatumGetInt64(value));
-			return true;
-		case BLOOM_ENCODE_INT4:
-			*hash = bloom_hash_int64(DatumGetInt32(value));
-			return true;
-		case BLOOM_ENCODE_INT2:
-			*hash = bloom_hash_int64(DatumGetInt16(value));
-			return true;
-		default:
-			return false;
-	}
-}
-
-extern BloomEncoder *bloom_encoder_create(Oid typid, MemoryContext mcxt);
-extern bf_hash bloom_encoder_hash(BloomEncoder *encoder, Datum value);
 
 /*
  * The aggregate memory context (bloom_agg.c); ERROR, naming function, when

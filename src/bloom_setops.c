@@ -85,10 +85,12 @@ Datum
 bloom_empty_like(PG_FUNCTION_ARGS)
 {
 	BloomView	template;
+	BloomFilter *filter;
 
 	bloom_getarg(fcinfo, 0, &template);
-	PG_RETURN_POINTER(bloom_alloc(template.header.m, template.header.k,
-								  template.header.hash_scheme));
+	filter = bloom_alloc(template.header.m, template.header.k, template.header.hash_scheme);
+	filter->flags = template.header.flags;	/* text hashed as the template's */
+	PG_RETURN_POINTER(filter);
 }
 
 /*
@@ -118,6 +120,7 @@ bloom_setop_fold(BloomSetOp op, const char *operation,
 
 	bloom_view_filter(result, &result_view);
 	bloom_require_same_shape(operation, &result_view, input);
+	result->flags = bloom_combine_flags(operation, result->flags, input->header.flags);
 	if (op == BLOOM_SETOP_UNION)
 		bf_or_into(result->bits, input->bits, input->nbytes);
 	else
@@ -164,6 +167,7 @@ bloom_setop_pair(FunctionCallInfo fcinfo, BloomSetOp op, const char *operation)
 	bloom_require_same_shape(operation, &a, &b);
 	/* one pass over a, b and the result, not a copy of a and a second pass */
 	result = bloom_alloc_like(&a.header);
+	result->flags = bloom_combine_flags(operation, a.header.flags, b.header.flags);
 	if (op == BLOOM_SETOP_UNION)
 		bf_or(result->bits, a.bits, b.bits, a.nbytes);
 	else

@@ -242,7 +242,8 @@ bloom_column_selectivity(VariableStatData *vardata, BloomEncoder *encoder,
 		{
 			for (int i = 0; i < sslot.nvalues; i++)
 			{
-				bf_hash		hash = bloom_encoder_hash(encoder, sslot.values[i]);
+				bf_hash		hash = bloom_encoder_hash(encoder, sslot.values[i],
+															   view->header.flags, NULL);
 
 				mcv_total += sslot.numbers[i];
 				if (bf_contains(view->bits, view->header.m, view->header.k,
@@ -260,7 +261,8 @@ bloom_column_selectivity(VariableStatData *vardata, BloomEncoder *encoder,
 		{
 			for (int i = 0; i < sslot.nvalues; i++)
 			{
-				bf_hash		hash = bloom_encoder_hash(encoder, sslot.values[i]);
+				bf_hash		hash = bloom_encoder_hash(encoder, sslot.values[i],
+															   view->header.flags, NULL);
 
 				if (bf_contains(view->bits, view->header.m, view->header.k,
 								view->header.hash_scheme, hash))

@@ -3,8 +3,13 @@
  *
  * Text form (type input and output):
  *
- *     bloom:v<format>:h<scheme>:m<m>:k<k>:<base64 of the bit array>
+ *     bloom:v<format>:h<scheme>:m<m>:k<k>:[f<flags>:]<base64 of the bit array>
  *     bloom:v1:h1:m18:k3:AAAAAAAAAAA=
+ *     bloom:v1:h1:m18:k3:f1:AAAAAAAAAAA=
+ *
+ * The flags segment is there only when the header's flags are not zero, so
+ * a filter without flags reads as it did before flags existed, and releases
+ * that know no flags refuse one with flags (':' is not base64).
  *
  * Binary form (send and recv): format_version, hash_scheme, k, flags (one
  * byte each), m (8 bytes, big-endian), then the bit array as stored.
@@ -268,7 +273,7 @@ write_decimal(char *out, uint64_t value)
 
 /*
  * "bloom:" "v" V ":h" H ":m" M ":k" K ":" and the base64: 14 characters
- * besides the four numbers and the payload.
+ * besides the four numbers and the payload; "f" F ":" when flags are set.
  */
 uint64_t
 bf_text_length(const BloomHeader *header)
@@ -278,6 +283,7 @@ bf_text_length(const BloomHeader *header)
 		decimal_digits(header->hash_scheme) +
 		decimal_digits(header->m) +
 		decimal_digits(header->k) +
+		(header->flags != 0 ? 2 + decimal_digits(header->flags) : 0) +
 		bf_base64_length(bloom_payload_bytes(header->m));
 }
 
@@ -300,6 +306,12 @@ bf_text_encode(const BloomHeader *header, const uint8_t *bits, char *out)
 	*out++ = 'k';
 	out = write_decimal(out, header->k);
 	*out++ = ':';
+	if (header->flags != 0)
+	{
+		*out++ = 'f';
+		out = write_decimal(out, header->flags);
+		*out++ = ':';
+	}
 	bf_base64_encode(bits, (size_t) nbytes, out);
 	out[bf_base64_length(nbytes)] = '\0';
 }
@@ -349,7 +361,8 @@ bf_text_decode_header(const char *text, size_t len, BloomHeader *header,
 	uint64_t	version,
 				scheme,
 				m,
-				k;
+				k,
+				flags = 0;
 
 	if (len < TEXT_PREFIX_LENGTH || memcmp(text, TEXT_PREFIX, TEXT_PREFIX_LENGTH) != 0)
 		return BF_SYNTAX;
@@ -368,16 +381,26 @@ bf_text_decode_header(const char *text, size_t len, BloomHeader *header,
 		!parse_field(text, len, &pos, 'k', &k))
 		return BF_SYNTAX;
 
+	/*
+	 * "f<flags>:" if present.  Base64 may begin with 'f' and digits but
+	 * never has a ':', so a failed parse is the payload.  "f0:" is not
+	 * canonical: no flags are written as no segment.
+	 */
+	if (parse_field(text, len, &pos, 'f', &flags) && flags == 0)
+		return BF_SYNTAX;
+
 	/* Values too wide for the header fields must not wrap into range. */
 	if (scheme > UINT8_MAX)
 		return BF_HASH_SCHEME;
 	if (k > UINT8_MAX)
 		return BF_K_RANGE;
+	if (flags > UINT8_MAX)
+		return BF_FLAGS;
 
 	header->format_version = (uint8_t) version;
 	header->hash_scheme = (uint8_t) scheme;
 	header->k = (uint8_t) k;
-	header->flags = 0;
+	header->flags = (uint8_t) flags;
 	header->m = m;
 	*payload_offset = pos;
 	return bf_check_header(header);

@@ -248,7 +248,7 @@ bf_status_message(bf_status status)
 		case BF_HASH_SCHEME:
 			return "The filter uses an unknown hash scheme; this build knows hash schemes 1 and 2 only.";
 		case BF_FLAGS:
-			return "The filter's reserved flags are not zero.";
+			return "The filter has an unknown flag set; this build knows flag 1 (text hashed as UTF-8) only.";
 		case BF_LENGTH:
 			return "The length of the bit array does not match m: it must be m rounded up to a whole number of 64-bit words.";
 		case BF_PADDING_BITS:
@@ -256,7 +256,7 @@ bf_status_message(bf_status status)
 		case BF_BLOCK_SHAPE:
 			return "Under hash scheme 2 the number of bits m must be a multiple of 512.";
 		case BF_SYNTAX:
-			return "The text form must be bloom:v<format>:h<scheme>:m<bits>:k<probes>:<base64 bits>, with decimal numbers that have no sign and no leading zeros.";
+			return "The text form must be bloom:v<format>:h<scheme>:m<bits>:k<probes>:[f<flags>:]<base64 bits>, with decimal numbers that have no sign and no leading zeros.";
 		case BF_BASE64:
 			return "The bit array is not canonical base64: only A-Z, a-z, 0-9, + and / are allowed, with = padding to a multiple of 4 characters and zero unused bits in the last character.";
 	}
@@ -348,7 +348,7 @@ bf_check_header(const BloomHeader *header)
 		return BF_HASH_SCHEME;
 	if (header->k < BLOOM_K_MIN || header->k > BLOOM_K_MAX)
 		return BF_K_RANGE;
-	if (header->flags != 0)
+	if ((header->flags & ~BLOOM_FLAGS_KNOWN) != 0)
 		return BF_FLAGS;
 	if (header->m < 1)
 		return BF_M_RANGE;

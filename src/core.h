@@ -37,7 +37,7 @@ typedef enum bf_status
 	BF_TOO_LARGE,				/* m > BLOOM_M_MAX */
 	BF_FORMAT_VERSION,			/* unknown format version */
 	BF_HASH_SCHEME,				/* unknown hash scheme */
-	BF_FLAGS,					/* reserved flags not zero */
+	BF_FLAGS,					/* a flag this build does not know */
 	BF_LENGTH,					/* bit array length does not match m */
 	BF_PADDING_BITS,			/* a bit at a position >= m is set */
 	BF_BLOCK_SHAPE,				/* scheme 2 with m not a multiple of 512 */

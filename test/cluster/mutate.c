@@ -50,6 +50,7 @@
 #define K_MAX 64
 #define M_MAX ((uint64_t) ((0x3fffffffULL - 16) / 8) * 8 * 8)
 #define BINARY_HEADER 12
+#define FLAG_TEXT_UTF8 1		/* the one flag a filter may have */
 
 typedef struct Buffer
 {
@@ -317,6 +318,9 @@ text_is_valid(const Buffer *b)
 	pos++;
 	if (!parse_decimal(b, &pos, &k) || k < 1 || k > K_MAX)
 		return false;
+	/* "f1:", the one flag (text hashed as UTF-8); base64 has no ':' */
+	if (pos + 3 <= b->len && memcmp(b->data + pos, "f1:", 3) == 0)
+		pos += 3;
 	nbytes = payload_bytes(m);
 	if (nbytes > sizeof(bits))
 		return false;			/* far longer than any input here */
@@ -343,7 +347,7 @@ binary_is_valid(const uint8_t *field, size_t len)
 	if (len < BINARY_HEADER)
 		return false;
 	if (field[0] != FORMAT_VERSION ||
-		field[2] < 1 || field[2] > K_MAX || field[3] != 0)
+		field[2] < 1 || field[2] > K_MAX || (field[3] != 0 && field[3] != FLAG_TEXT_UTF8))
 		return false;
 	m = binary_m(field);
 	if (m < 1 || m > M_MAX || len - BINARY_HEADER != payload_bytes(m) ||

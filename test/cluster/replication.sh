@@ -336,9 +336,13 @@ for s in "${subscriptions[@]}"; do kept[$s]=$(kept_rows "$s"); done
 # Log lines from here on.  A restart makes its own errors (connections
 # refused while the server shuts down, the subscribers' connections cut),
 # so each window starts once the server is up.
+# (An apply worker started again while its predecessor still holds the
+# replication origin fails with "already active" and is retried: the
+# restart churn of a failing walsender, not an error of ours.)
 subscriber_errors_but_lost_connections() {
 	errors_since "$BLOOM_PG_LOG" "$1" | grep -v -e 'could not receive data from WAL stream' \
-		-e 'could not send end-of-streaming message' -e 'could not connect to the publisher' || true
+		-e 'could not send end-of-streaming message' -e 'could not connect to the publisher' \
+		-e 'replication origin with ID [0-9]* is already active for PID' || true
 }
 sub_from=$(($(log_lines "$BLOOM_PG_LOG") + 1))
 # install_library FILE: FILE becomes the publisher's bloomfilter.so

@@ -28,6 +28,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		prefix_length = snprintf(prefix, sizeof(prefix), "bloom:v%u:h%u:m%llu:k%u:",
 								 header.format_version, header.hash_scheme,
 								 (unsigned long long) header.m, header.k);
+		if (header.flags != 0 && prefix_length > 0)
+			prefix_length += snprintf(prefix + prefix_length, sizeof(prefix) - (size_t) prefix_length,
+									  "f%u:", header.flags);
 		FUZZ_ASSERT(prefix_length > 0 && (size_t) prefix_length == payload_offset);
 		FUZZ_ASSERT(memcmp(prefix, text, payload_offset) == 0);
 	}

@@ -317,8 +317,11 @@ binary_corpus(void)
 	f.bits[8] |= 0x02;			/* bit 65 >= m */
 	write_binary("bad-padding-bit", &f);
 	f = make_filter(65, 7, 1, 2);
-	f.header.flags = 1;
+	f.header.flags = 2;
 	write_binary("bad-flags", &f);
+	f = make_filter(65, 7, 1, 2);
+	f.header.flags = 1;
+	write_binary("flag-text-utf8", &f);
 	f = make_filter(65, 7, 1, 2);
 	f.header.format_version = 2;
 	write_binary("bad-version2", &f);

@@ -286,6 +286,18 @@ UNIT_TEST(text_form)
 		CHECK_U64(bf_text_length(&valid_header), 31);
 		free(text);
 	}
+	/* flags are a segment of their own, written only when set */
+	{
+		BloomHeader header = valid_header;
+		uint8_t		zero[8] = {0};
+		char	   *text;
+
+		header.flags = BLOOM_FLAG_TEXT_UTF8;
+		text = text_encode(&header, zero);
+		CHECK(strcmp(text, "bloom:v1:h1:m18:k3:f1:AAAAAAAAAAA=") == 0);
+		CHECK_U64(bf_text_length(&header), 34);
+		free(text);
+	}
 	{
 		BloomHeader header = {1, 1, 3, 0, 100};
 		uint8_t		bits[16] = {0};
@@ -388,6 +400,14 @@ UNIT_TEST(text_form)
 			{"bloom:v1:h1:m1e3:k3:AAAAAAAAAAA=", BF_SYNTAX},
 			{"bloom:v1:h1:m18.0:k3:AAAAAAAAAAA=", BF_SYNTAX},
 			{"bloom:v1:h1:m18:k3:x:AAAAAAAAAAA=", BF_BASE64},	/* extra field */
+			{"bloom:v1:h1:m18:k3:f1:AAAAAAAAAAA=", BF_OK},	/* flags */
+			{"bloom:v1:h1:m18:k3:f0:AAAAAAAAAAA=", BF_SYNTAX},	/* no flags: no segment */
+			{"bloom:v1:h1:m18:k3:f01:AAAAAAAAAAA=", BF_LENGTH},	/* read as payload */
+			{"bloom:v1:h1:m18:k3:f2:AAAAAAAAAAA=", BF_FLAGS},
+			{"bloom:v1:h1:m18:k3:f257:AAAAAAAAAAA=", BF_FLAGS},
+			{"bloom:v1:h1:m18:k3:f1:f1:AAAAAAAAAAA=", BF_BASE64},
+			{"bloom:v1:h1:m64:k3:f1AAAAAAAAA=", BF_OK},	/* base64 may start f<digit> */
+			{"bloom:v1:h1:m18:k3:AAAAAAAAAAA=:f1", BF_BASE64},
 			{"bloom:v2:h1:m18:k3:AAAAAAAAAAA=", BF_FORMAT_VERSION},
 			{"bloom:v0:h1:m18:k3:AAAAAAAAAAA=", BF_FORMAT_VERSION},
 			{"bloom:v257:h1:m18:k3:AAAAAAAAAAA=", BF_FORMAT_VERSION},	/* 257 = 1 mod 256 */
@@ -536,7 +556,8 @@ UNIT_TEST(binary_form)
 			{2, 0, BF_K_RANGE},
 			{2, 65, BF_K_RANGE},
 			{2, 0xff, BF_K_RANGE},
-			{3, 1, BF_FLAGS},
+			{3, 1, BF_OK},	/* BLOOM_FLAG_TEXT_UTF8 */
+			{3, 2, BF_FLAGS},
 			{3, 0x80, BF_FLAGS},
 			{4, 0x01, BF_TOO_LARGE},	/* m's most significant byte */
 			{7, 0x02, BF_TOO_LARGE},	/* m = 2^33 + 18 > BLOOM_M_MAX */
