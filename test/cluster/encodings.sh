@@ -207,6 +207,31 @@ check "a 1.1 LATIN1 filter and a new one do not combine" \
 check "in a UTF8 database, flagged and unflagged filters combine" "$golden_mixed" \
 	"$("${PSQL[@]}" -d enc_utf8 -c "SELECT '$golden_ascii_utf8'::bloom | bloom_agg(t, 0.01, 10) FROM v WHERE id = 2")"
 
+# Parallel workers switch the client encoding for the send functions as the
+# leader does: 2 workers and a serial plan build the same filters.
+for pair in UTF8/SJIS LATIN1/UTF8 EUC_JP/EUC_JP; do
+	enc=${pair%/*} client=${pair#*/}
+	out=$("${PSQL[@]}" -d "$(dbname "$enc")" 2>&1 <<SQL
+SET client_encoding = '$client';
+CREATE TABLE many AS SELECT g, t FROM v, generate_series(1, 20000) g;
+ANALYZE many;
+SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+CREATE TEMP TABLE par AS SELECT bloom_agg(ARRAY[t, g::text], 0.01, 200000) AS fixed,
+	bloom_agg(ROW(t, g)) AS self, bloom_agg(to_jsonb(t)) AS json FROM many;
+EXPLAIN (COSTS OFF) SELECT bloom_agg(ARRAY[t, g::text], 0.01, 200000) FROM many;
+SET max_parallel_workers_per_gather = 0;
+SELECT format('%s|%s|%s', fixed = (SELECT bloom_agg(ARRAY[t, g::text], 0.01, 200000) FROM many),
+	self = (SELECT bloom_agg(ROW(t, g)) FROM many), json = (SELECT bloom_agg(to_jsonb(t)) FROM many)) FROM par;
+SQL
+	)
+	if grep -q "Workers Planned: 2" <<<"$out" && [ "$(tail -1 <<<"$out")" = "t|t|t" ]; then
+		pass "parallel = serial under $pair (2 workers): text[], record (self-sized), jsonb"
+	else
+		fail "parallel = serial under $pair: $out"
+	fi
+done
+
 # postgres_fdw between databases of different encodings.
 fdw_pair() {
 	local local_db=$1 remote_db=$2 out ids
