@@ -4,9 +4,9 @@
  *
  * A filter only answers "was this value added?" correctly if a value is
  * turned into the same bytes every time, on every machine, by every release.
- * Hash scheme 1 therefore hashes (XXH3-128, see core.c) a canonical encoding
- * of the value, chosen so that values SQL considers equal across the common
- * types hash equally:
+ * Hash scheme 1 therefore hashes (XXH3-128, see core_probe.h) a canonical
+ * encoding of the value, chosen so that values SQL considers equal across
+ * the common types hash equally:
  *
  *   int2, int4, int8        the value as a signed 64-bit integer, 8 bytes
  *                           little-endian (42::int2 hashes like 42::int8)
@@ -311,48 +311,25 @@ bloom_unsupported_hash_scheme(const BloomView *view)
 				   view->header.hash_scheme));
 }
 
-/*
- * bf_contains_hash without its early exit.  In a filter larger than the CPU
- * cache each probe is a cache miss; reading all k bits with no branch
- * between them lets the CPU wait for the misses together, and spares the
- * mispredicted branch that an early exit costs on about every other lookup.
- */
-static inline bool
-bloom_view_contains_hash(const BloomView *view, bf_hash hash)
-{
-	uint64		x = hash.h1;
-	uint64		y = hash.h2;
-	uint32		all_set = 1;
-
-	for (uint32 i = 0; i < view->header.k; i++)
-	{
-		uint64		position = bf_reduce(x, view->header.m);
-
-		all_set &= view->bits[position >> 3] >> (position & 7);
-		x += y;
-		y += i + 1;
-	}
-	return (all_set & 1) != 0;
-}
-
 /* The membership test both contains functions share: the semi-join hot path. */
 static pg_attribute_always_inline bool
 bloom_test_arguments(FunctionCallInfo fcinfo, int filter_argno, int value_argno)
 {
 	BloomView	view;
 	BloomEncoder *encoder;
+	bf_hash		hash;
 
 	bloom_getarg(fcinfo, filter_argno, &view);
 	encoder = bloom_call_encoder(fcinfo, value_argno);
+	hash = bloom_encode_and_hash(encoder, PG_GETARG_DATUM(value_argno));
+	/* a constant scheme in each case, so that each inlines one path */
 	switch (view.header.hash_scheme)
 	{
 		case BLOOM_HASH_XXH3_EDH:
-			return bloom_view_contains_hash(&view,
-											bloom_encode_and_hash(encoder,
-																  PG_GETARG_DATUM(value_argno)));
+			return bf_contains(view.bits, view.header.m, view.header.k, BLOOM_HASH_XXH3_EDH, hash);
 		case BLOOM_HASH_XXH3_BLOCKED:
 			return bf_contains(view.bits, view.header.m, view.header.k, BLOOM_HASH_XXH3_BLOCKED,
-							   bloom_encode_and_hash(encoder, PG_GETARG_DATUM(value_argno)));
+							   hash);
 	}
 	bloom_unsupported_hash_scheme(&view);
 }

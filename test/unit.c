@@ -1,6 +1,5 @@
 /*
- * unit.c: unit tests for the bloom filter core (src/core.c, src/real.c,
- * src/codec.c).
+ * unit.c: unit tests for the bloom filter core (src/core_*.c).
  *
  * Plain C, no server.  Each CHECK is one case; the last line printed is
  * "N passed, M failed" and the exit status is non-zero on any failure.
@@ -22,7 +21,8 @@
 #include <string.h>
 
 #include "core.h"
-#include "real.h"
+#include "core_autosize.h"
+#include "core_real.h"
 
 static int	passed;
 static int	failed;

@@ -1,12 +1,14 @@
-# test/unit.mk: C unit tests for the core (src/core.c, src/real.c, src/codec.c), without
-# a server.  Included by the top Makefile; ROOT is the source root, and the
+# test/unit.mk: C unit tests for the core (src/core_*.c), without a server.  Included by the top Makefile; ROOT is the source root, and the
 # binaries go in the current (build) directory.
 #
 #   make unitcheck            -O2 -Wall -Wextra
 #   make unitcheck-sanitize   AddressSanitizer + UBSan, stopping at the first report
 
-UNIT_SOURCES = $(ROOT)/test/unit.c $(ROOT)/src/core.c $(ROOT)/src/real.c $(ROOT)/src/codec.c
-UNIT_DEPENDS = $(UNIT_SOURCES) $(ROOT)/src/core.h $(ROOT)/src/real.h $(ROOT)/src/bloom.h
+# The core: every src/core_*.c (pure C, no postgres.h) and its headers.
+CORE_SOURCES = $(sort $(wildcard $(ROOT)/src/core_*.c))
+CORE_HEADERS = $(ROOT)/src/bloom.h $(ROOT)/src/core.h $(sort $(wildcard $(ROOT)/src/core_*.h))
+UNIT_SOURCES = $(ROOT)/test/unit.c $(CORE_SOURCES)
+UNIT_DEPENDS = $(UNIT_SOURCES) $(CORE_HEADERS)
 UNIT_CC ?= $(firstword $(shell command -v clang gcc cc 2>/dev/null))
 UNIT_CFLAGS = -O2 -Wall -Wextra -I$(ROOT)/src
 UNIT_SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g
@@ -43,22 +45,23 @@ FUZZ_MAX_LEN ?= 4096
 FUZZ_SANITIZE = -O1 -g -Wall -Wextra -I$(ROOT)/src -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS = $(FUZZ_SANITIZE) -fsanitize=fuzzer
-FUZZ_CORE = $(ROOT)/src/core.c $(ROOT)/src/real.c $(ROOT)/src/codec.c
-FUZZ_DEPENDS = $(FUZZ_CORE) $(ROOT)/src/core.h $(ROOT)/src/real.h $(ROOT)/src/bloom.h $(ROOT)/test/fuzz/fuzz.h
+FUZZ_CORE = $(CORE_SOURCES)
+FUZZ_DEPENDS = $(FUZZ_CORE) $(CORE_HEADERS) $(ROOT)/test/fuzz/fuzz.h
 FUZZ_BINARIES = $(patsubst fuzz_%,test/fuzz-%,$(FUZZERS))
 
 .PHONY: fuzzcheck fuzz-corpus
 
-# src/real.c is arithmetic, as the C library's log and exp were: it is built
-# without the fuzzer's coverage instrumentation (on every comparison, which
-# made sizing 8 times slower there), still under ASan and UBSan.
-test/fuzz-real.o: $(ROOT)/src/real.c $(ROOT)/src/real.h
+# src/core_real.c is arithmetic, like the C library's log and exp: it is
+# built without the fuzzer's coverage instrumentation, which would trace
+# every comparison of its inner loops and slow sizing down, but still under
+# ASan and UBSan.
+test/fuzz-real.o: $(ROOT)/src/core_real.c $(ROOT)/src/core_real.h
 	@mkdir -p test
 	$(FUZZ_CC) $(FUZZ_SANITIZE) -c -o $@ $<
 
 test/fuzz-%: $(ROOT)/test/fuzz/fuzz_%.c $(FUZZ_DEPENDS) test/fuzz-real.o
 	@mkdir -p test
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(ROOT)/src/core.c $(ROOT)/src/codec.c test/fuzz-real.o -lm
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(filter-out %/core_real.c,$(CORE_SOURCES)) test/fuzz-real.o -lm
 
 fuzzcheck: $(FUZZ_BINARIES)
 	$(ROOT)/test/fuzz/fuzzcheck.sh $(FUZZ_SECONDS) $(FUZZ_MAX_LEN) test $(FUZZERS)

@@ -1,5 +1,5 @@
 /*
- * codec.c: the text and binary forms of a filter, and strict base64.
+ * core_codec.c: the text and binary forms of a filter, and strict base64.
  *
  * Text form (type input and output):
  *
