@@ -299,16 +299,15 @@ bloom_encoder_hash(BloomEncoder *encoder, Datum value)
 }
 
 /*
- * A view's hash scheme was checked when it was read, so this is reached only
- * if a scheme is accepted there but not implemented here.
+ * A view's hash scheme was checked when it was read (bf_check_header), so
+ * only a scheme accepted there but not implemented here gets this far: an
+ * internal error, not one a user can cause.
  */
 pg_noreturn static void
-bloom_unsupported_hash_scheme(const BloomView *view)
+bloom_unexpected_hash_scheme(const BloomView *view)
 {
-	ereport(ERROR,
-			errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			errmsg("bloom filter hash scheme %u is not supported",
-				   view->header.hash_scheme));
+	elog(ERROR, "unexpected bloom hash scheme %u", view->header.hash_scheme);
+	pg_unreachable();
 }
 
 /* The membership test both contains functions share: the semi-join hot path. */
@@ -331,7 +330,7 @@ bloom_test_arguments(FunctionCallInfo fcinfo, int filter_argno, int value_argno)
 			return bf_contains(view.bits, view.header.m, view.header.k, BLOOM_HASH_XXH3_BLOCKED,
 							   hash);
 	}
-	bloom_unsupported_hash_scheme(&view);
+	bloom_unexpected_hash_scheme(&view);
 }
 
 PG_FUNCTION_INFO_V1(bloom_add);
@@ -359,7 +358,7 @@ bloom_add(PG_FUNCTION_ARGS)
 				   bloom_encode_and_hash(encoder, PG_GETARG_DATUM(1)));
 			break;
 		default:
-			bloom_unsupported_hash_scheme(&view);
+			bloom_unexpected_hash_scheme(&view);
 	}
 	PG_RETURN_POINTER(filter);
 }

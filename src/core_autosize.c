@@ -225,7 +225,7 @@ bf_auto_shape(double p, uint32_t *k, uint64_t *sketch_m)
 													  bf_real_ln2)));
 	if (probes < 1)
 		probes = 1;
-	*k = probes >= UINT32_MAX ? UINT32_MAX : (uint32_t) probes;
+	*k = (uint32_t) probes;		/* at most 1075 for any double p > 0 */
 	if (probes > BLOOM_K_MAX)
 		return BF_K_RANGE;
 

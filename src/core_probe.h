@@ -182,7 +182,9 @@ bf_block_offset(uint64_t h1, uint64_t m)
  * moves on to the next word, if there are probes left.  k >= 1, so there is
  * always a first word, and the caller's loop is
  *
- *     do { w = bf_blocked_probe_word(&probe, &n); ... } while (bf_blocked_probe_next(&probe));
+ *     do
+ *         w = bf_blocked_probe_word(&probe, &n), then the n fields of w
+ *     while (bf_blocked_probe_next(&probe));
  */
 typedef struct bf_blocked_probe
 {

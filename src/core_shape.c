@@ -190,9 +190,12 @@ bf_optimal_shape(double p, int64_t n, uint64_t *m, uint32_t *k)
 	if (probes < 1)
 		probes = 1;
 
-	/* both saturate rather than wrap */
+	/*
+	 * m saturates rather than wraps (bf_real_to_u64).  k is at most about
+	 * log2(1/p) + 2 <= 1077 for any double p > 0, so the cast is exact.
+	 */
 	*m = bf_real_to_u64(bits);
-	*k = probes >= UINT32_MAX ? UINT32_MAX : (uint32_t) probes;
+	*k = (uint32_t) probes;
 	last_p = p;
 	last_n = n;
 	last_m = *m;
