@@ -283,7 +283,11 @@ bf_block_set(uint8_t *block, uint32_t k, uint64_t h2)
 		uint32_t	n;
 		uint64_t	w = bf_blocked_probe_word(&probe, &n);
 
-		/* the n fields of w (n is 1..7), unrolled */
+		/*
+		 * the n fields of w (n is 1..7), unrolled: adding is the
+		 * aggregates' hot path, and a loop here takes about 10% more
+		 * instructions per value
+		 */
 		switch (n)
 		{
 			case 7:
