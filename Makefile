@@ -19,9 +19,13 @@ ROOT := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 EXTENSION  = bloomfilter
 MODULE_big = bloomfilter
 OBJS = \
-	src/core.o \
-	src/real.o \
-	src/codec.o \
+	src/core_shape.o \
+	src/core_probe.o \
+	src/core_bits.o \
+	src/core_estimate.o \
+	src/core_autosize.o \
+	src/core_codec.o \
+	src/core_real.o \
 	src/bloom_pg.o \
 	src/bloom_io.o \
 	src/bloom_encoding.o \

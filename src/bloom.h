@@ -43,13 +43,13 @@
  * a later scheme can be added while filters stored under an older one keep
  * working.  Scheme 1: XXH3-128 of the value's canonical bytes, enhanced
  * double hashing over a 64-bit index space, multiply-shift range reduction
- * (see core.c for the derivation).
+ * (see core_probe.h for the derivation).
  *
  * Scheme 2: the same XXH3-128 hash; h1 picks one block of BLOOM_BLOCK_BITS
  * bits (one 64-byte cache line) and h2 the k bits inside it, so adding or
  * looking up a value touches one cache line instead of k.  m is a multiple
- * of BLOOM_BLOCK_BITS.  New filters of 2 MiB and more use it (core.c,
- * "blocked filters").
+ * of BLOOM_BLOCK_BITS (core_probe.h).  New filters of 2 MiB and more use
+ * it (core_shape.c, "sizing blocked filters").
  */
 #define BLOOM_HASH_XXH3_EDH 1
 #define BLOOM_HASH_XXH3_BLOCKED 2

@@ -4,7 +4,7 @@
  *
  * The result is an ordinary filter (hash scheme 1, k = round(log2(1/p)))
  * whose m is chosen in the final function for the number of distinct values
- * actually aggregated; core.c ("self-sizing filters") explains the method
+ * actually aggregated; core_autosize.c explains the method
  * and the bounds.  The transition state has two phases:
  *
  * - exact: the set of the values' 128-bit hashes (bf_hashset), which starts
@@ -29,6 +29,8 @@
 
 #include "catalog/pg_type.h"
 #include "utils/float.h"
+
+#include "core_autosize.h"
 
 typedef struct BloomAutoState
 {
@@ -110,7 +112,7 @@ bloom_autoagg_raise_rate_error(double p, uint64 n, uint64 sketch_m)
 /*
  * Move from the exact phase to the sketch: the hashes go into M bits.  A
  * rate that not even one value can meet within M bits (1e-19: the
- * double-hashing floor, core.c) fails here as it does in the exact phase,
+ * double-hashing floor, core_probe.h) fails here as it does in the exact phase,
  * before M bits are allocated for nothing, rather than as "too many
  * distinct values" from the final function.
  */

@@ -1,44 +1,20 @@
 /*
  * bloom_element.c: the element operations bloom_add, bloom_contains and
- * bloom_contained_by.  Values become hashes in bloom_encoding.c.
+ * bloom_contained_by.  Values become hashes in bloom_encoding.c; the probes
+ * are the core's (core_probe.h).
  */
 #include "bloom_pg.h"
 
 /*
- * A view's hash scheme was checked when it was read, so this is reached only
- * if a scheme is accepted there but not implemented here.
+ * A view's hash scheme was checked when it was read (bf_check_header), so
+ * only a scheme accepted there but not implemented here gets this far: an
+ * internal error, not one a user can cause.
  */
 pg_noreturn static void
-bloom_unsupported_hash_scheme(const BloomView *view)
+bloom_unexpected_hash_scheme(const BloomView *view)
 {
-	ereport(ERROR,
-			errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			errmsg("bloom filter hash scheme %u is not supported",
-				   view->header.hash_scheme));
-}
-
-/*
- * bf_contains_hash without its early exit.  In a filter larger than the CPU
- * cache each probe is a cache miss; reading all k bits with no branch
- * between them lets the CPU wait for the misses together, and spares the
- * mispredicted branch that an early exit costs on about every other lookup.
- */
-static inline bool
-bloom_view_contains_hash(const BloomView *view, bf_hash hash)
-{
-	uint64		x = hash.h1;
-	uint64		y = hash.h2;
-	uint32		all_set = 1;
-
-	for (uint32 i = 0; i < view->header.k; i++)
-	{
-		uint64		position = bf_reduce(x, view->header.m);
-
-		all_set &= view->bits[position >> 3] >> (position & 7);
-		x += y;
-		y += i + 1;
-	}
-	return (all_set & 1) != 0;
+	elog(ERROR, "unexpected bloom hash scheme %u", view->header.hash_scheme);
+	pg_unreachable();
 }
 
 /* The membership test both contains functions share: the semi-join hot path. */
@@ -47,21 +23,21 @@ bloom_test_arguments(FunctionCallInfo fcinfo, int filter_argno, int value_argno)
 {
 	BloomView	view;
 	BloomEncoder *encoder;
+	bf_hash		hash;
 
 	bloom_getarg(fcinfo, filter_argno, &view);
 	encoder = bloom_call_encoder(fcinfo, value_argno);
+	hash = bloom_encoder_hash(encoder, PG_GETARG_DATUM(value_argno), view.header.flags, NULL);
+	/* a constant scheme in each case, so that each inlines one path */
 	switch (view.header.hash_scheme)
 	{
 		case BLOOM_HASH_XXH3_EDH:
-			return bloom_view_contains_hash(&view,
-											bloom_encoder_hash(encoder, PG_GETARG_DATUM(value_argno),
-															   view.header.flags, NULL));
+			return bf_contains(view.bits, view.header.m, view.header.k, BLOOM_HASH_XXH3_EDH, hash);
 		case BLOOM_HASH_XXH3_BLOCKED:
 			return bf_contains(view.bits, view.header.m, view.header.k, BLOOM_HASH_XXH3_BLOCKED,
-							   bloom_encoder_hash(encoder, PG_GETARG_DATUM(value_argno),
-												  view.header.flags, NULL));
+							   hash);
 	}
-	bloom_unsupported_hash_scheme(&view);
+	bloom_unexpected_hash_scheme(&view);
 }
 
 PG_FUNCTION_INFO_V1(bloom_add);
@@ -90,7 +66,7 @@ bloom_add(PG_FUNCTION_ARGS)
 									  filter->flags, &filter->flags));
 			break;
 		default:
-			bloom_unsupported_hash_scheme(&view);
+			bloom_unexpected_hash_scheme(&view);
 	}
 	PG_RETURN_POINTER(filter);
 }

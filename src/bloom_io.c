@@ -1,10 +1,10 @@
 /*
  * bloom_io.c: the type's input and output functions, text and binary.
  *
- * Both serialized forms are defined and validated in codec.c; text and binary
- * input accept exactly the same filters (every header field, the bit array
- * length and the padding bits are checked), and nothing is allocated until
- * the input's size has been checked against what it claims.
+ * Both serialized forms are defined and validated in core_codec.c; text
+ * and binary input accept exactly the same filters (every header field, the
+ * bit array length and the padding bits are checked), and nothing is
+ * allocated until the input's size has been checked against what it claims.
  */
 #include "bloom_pg.h"
 

@@ -9,7 +9,7 @@
  *                                and k probes after n distinct values: the
  *                                classical estimate (1 - e^(-kn/m))^k and Goel
  *                                and Gupta's upper bound
- *                                (1 - e^(-k(n + 0.5)/(m - 1)))^k (core.c)
+ *                                (1 - e^(-k(n + 0.5)/(m - 1)))^k (core_shape.c)
  *
  * Both refuse what bloom_empty and bloom_empty_mk refuse, with the same
  * SQLSTATEs and messages (bloom_raise_shape_error): a shape outside the

@@ -10,10 +10,11 @@
 # test/unit-tests in the build directory, and test/unit-tests NAME... runs
 # only the tests or files named (test/unit/harness.h).
 
-# The core's sources: the unit tests, the fuzzers and the corpus generator
-# build against these, and nothing else of src/.
-CORE_SOURCES = $(ROOT)/src/core.c $(ROOT)/src/real.c $(ROOT)/src/codec.c
-CORE_HEADERS = $(wildcard $(ROOT)/src/core*.h) $(ROOT)/src/real.h $(ROOT)/src/bloom.h
+# The core's sources: every src/core_*.c (pure C, no postgres.h) and its
+# headers.  The unit tests, the fuzzers and the corpus generator build
+# against these, and nothing else of src/.
+CORE_SOURCES = $(sort $(wildcard $(ROOT)/src/core_*.c))
+CORE_HEADERS = $(ROOT)/src/bloom.h $(ROOT)/src/core.h $(sort $(wildcard $(ROOT)/src/core_*.h))
 
 UNIT_SOURCES = $(ROOT)/test/unit/harness.c $(sort $(wildcard $(ROOT)/test/unit/test_*.c)) $(CORE_SOURCES)
 UNIT_DEPENDS = $(UNIT_SOURCES) $(ROOT)/test/unit/harness.h $(CORE_HEADERS)
@@ -58,16 +59,17 @@ FUZZ_BINARIES = $(patsubst fuzz_%,test/fuzz-%,$(FUZZERS))
 
 .PHONY: fuzzcheck fuzz-corpus
 
-# src/real.c is arithmetic, as the C library's log and exp were: it is built
-# without the fuzzer's coverage instrumentation (on every comparison, which
-# made sizing 8 times slower there), still under ASan and UBSan.
-test/fuzz-real.o: $(ROOT)/src/real.c $(CORE_HEADERS)
+# src/core_real.c is arithmetic, like the C library's log and exp: it is
+# built without the fuzzer's coverage instrumentation, which would trace
+# every comparison of its inner loops and slow sizing down, but still under
+# ASan and UBSan.
+test/fuzz-real.o: $(ROOT)/src/core_real.c $(ROOT)/src/core_real.h
 	@mkdir -p test
 	$(FUZZ_CC) $(FUZZ_SANITIZE) -c -o $@ $<
 
 test/fuzz-%: $(ROOT)/test/fuzz/fuzz_%.c $(FUZZ_DEPENDS) test/fuzz-real.o
 	@mkdir -p test
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(filter-out $(ROOT)/src/real.c,$(CORE_SOURCES)) test/fuzz-real.o -lm
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(filter-out %/core_real.c,$(CORE_SOURCES)) test/fuzz-real.o -lm
 
 fuzzcheck: $(FUZZ_BINARIES)
 	$(ROOT)/test/fuzz/fuzzcheck.sh $(FUZZ_SECONDS) $(FUZZ_MAX_LEN) test $(FUZZERS)

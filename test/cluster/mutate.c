@@ -20,7 +20,7 @@
  *
  * The expected verdict comes from a reference validator written here from
  * the description of the formats (README.md, src/bloom.h), independently of
- * src/codec.c, so a wrongly accepted input is caught as surely as a wrongly
+ * src/core_codec.c, so a wrongly accepted input is caught as surely as a wrongly
  * rejected one:
  *
  *   A   accepted, and it must be the filter's one canonical form

@@ -6,6 +6,8 @@
  */
 #include "harness.h"
 
+#include "core_autosize.h"
+
 /* hashes of the int8 values first .. first + n - 1 */
 static void
 add_range(uint8_t *bits, uint64_t m, uint32_t k, int64_t first, int64_t n)

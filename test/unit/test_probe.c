@@ -281,3 +281,145 @@ UNIT_TEST(golden_filters)
 	CHECK_U64(bits_digest(a, 989696), UINT64_C(0x9e49b7e901135091));
 	free(a);
 }
+/*
+ * Every path that walks a value's probes agrees with bf_probe_positions, on
+ * random shapes of both schemes: the two iterators; bf_add and the scheme's
+ * own add (bf_add_hash, bf_block_set); bf_contains, the branch-free test
+ * the executor and the planner share, and the scheme's own (bf_contains_hash,
+ * bf_block_test); the adder, pipelined and direct.  bf_probe_positions is
+ * in turn held to the formulas written out here (core_probe.h).  contains
+ * must read every probe: with all bits set but one of the value's, it says
+ * absent.
+ */
+static uint64_t
+reference_position(bf_hash hash, uint64_t m, uint8_t scheme, uint64_t i)
+{
+	if (scheme == BLOOM_HASH_XXH3_BLOCKED)
+	{
+		uint64_t	j = i / 7;
+		uint64_t	w = hash.h2;
+
+		if (j > 0)
+		{
+			w = hash.h2 + j * UINT64_C(0x9e3779b97f4a7c15);
+			w = (w ^ (w >> 33)) * UINT64_C(0xff51afd7ed558ccd);
+			w = (w ^ (w >> 33)) * UINT64_C(0xc4ceb9fe1a85ec53);
+			w ^= w >> 33;
+		}
+		return bf_reduce(hash.h1, m / BLOOM_BLOCK_BITS) * BLOOM_BLOCK_BITS +
+			((w >> (9 * (i % 7))) & 511);
+	}
+	return bf_reduce(hash.h1 + i * hash.h2 + (i * i * i - i) / 6, m);
+}
+
+
+UNIT_TEST(probe_paths)
+{
+	static bf_adder adder;
+	bool		reference_ok = true;
+	bool		iterator_ok = true;
+	bool		add_ok = true;
+	bool		contains_ok = true;
+	bool		adder_ok = true;
+
+	for (int trial = 0; trial < 4000; trial++)
+	{
+		uint8_t		scheme = trial % 2 ? BLOOM_HASH_XXH3_BLOCKED : BLOOM_HASH_XXH3_EDH;
+		uint64_t	m = scheme == BLOOM_HASH_XXH3_BLOCKED ?
+			BLOOM_BLOCK_BITS * (1 + rng_next() % (trial % 3 ? 8 : 9000)) :
+			1 + rng_next() % (trial % 3 ? 700 : 5000000);
+		uint32_t	k = 1 + (uint32_t) (rng_next() % BLOOM_K_MAX);
+		bf_hash		hash = {rng_next(), rng_next()};
+		uint64_t	positions[BLOOM_K_MAX];
+		uint64_t	walked[BLOOM_K_MAX];
+		uint32_t	count = 0;
+		size_t		nbytes = (size_t) bloom_payload_bytes(m);
+		uint8_t    *expected = xmalloc(nbytes);
+		uint8_t    *bits = xmalloc(nbytes);
+
+		if (trial < 4)
+			hash.h2 = 0;
+		bf_probe_positions(hash, m, k, scheme, positions);
+		memset(expected, 0, nbytes);
+		for (uint32_t i = 0; i < k; i++)
+		{
+			reference_ok &= positions[i] == reference_position(hash, m, scheme, i);
+			reference_ok &= positions[i] < m;
+			naive_set_bit(expected, positions[i]);
+		}
+
+		/* the scheme's iterator, as the add and contains paths walk it */
+		if (scheme == BLOOM_HASH_XXH3_BLOCKED)
+		{
+			uint64_t	first = bf_block_offset(hash.h1, m) * 8;
+			bf_blocked_probe probe;
+
+			bf_blocked_probe_init(&probe, hash.h2, k);
+			do
+			{
+				uint32_t	n;
+				uint64_t	w = bf_blocked_probe_word(&probe, &n);
+
+				iterator_ok &= n >= 1 && n <= 7;
+				for (; n > 0 && count < BLOOM_K_MAX; n--, w >>= 9)
+					walked[count++] = first + (w & 511);
+			} while (count < BLOOM_K_MAX && bf_blocked_probe_next(&probe));
+		}
+		else
+		{
+			bf_edh_probe probe;
+			uint64_t	position;
+
+			bf_edh_probe_init(&probe, hash, m, k);
+			while (count < BLOOM_K_MAX && bf_edh_probe_next(&probe, &position))
+				walked[count++] = position;
+		}
+		iterator_ok &= count == k && memcmp(walked, positions, k * sizeof(uint64_t)) == 0;
+
+		/* add: bf_add and the scheme's own */
+		memset(bits, 0, nbytes);
+		contains_ok &= !bf_contains(bits, m, k, scheme, hash);
+		bf_add(bits, m, k, scheme, hash);
+		add_ok &= memcmp(bits, expected, nbytes) == 0;
+		memset(bits, 0, nbytes);
+		if (scheme == BLOOM_HASH_XXH3_BLOCKED)
+			bf_block_set(bits + bf_block_offset(hash.h1, m), k, hash.h2);
+		else
+			bf_add_hash(bits, m, k, hash);
+		add_ok &= memcmp(bits, expected, nbytes) == 0;
+
+		/* contains: exactly the value's bits, then all bits but one of them */
+		contains_ok &= bf_contains(expected, m, k, scheme, hash);
+		contains_ok &= scheme == BLOOM_HASH_XXH3_BLOCKED ?
+			bf_block_test(expected + bf_block_offset(hash.h1, m), k, hash.h2) :
+			bf_contains_hash(expected, m, k, hash);
+		{
+			uint64_t	drop = positions[rng_next() % k];
+
+			memset(bits, 0xff, nbytes);
+			bits[drop / 8] &= (uint8_t) ~(1u << (drop % 8));
+			contains_ok &= !bf_contains(bits, m, k, scheme, hash);
+			contains_ok &= scheme == BLOOM_HASH_XXH3_BLOCKED ?
+				!bf_block_test(bits + bf_block_offset(hash.h1, m), k, hash.h2) :
+				!bf_contains_hash(bits, m, k, hash);
+		}
+
+		/* the adder, pipelined and direct */
+		for (int pipelined = 0; pipelined < 2; pipelined++)
+		{
+			memset(bits, 0, nbytes);
+			bf_adder_init(&adder, bits, m, k, scheme);
+			adder.pipelined = pipelined;
+			bf_adder_add(&adder, hash);
+			bf_adder_flush(&adder);
+			adder_ok &= memcmp(bits, expected, nbytes) == 0;
+		}
+		free(expected);
+		free(bits);
+	}
+	CHECK(reference_ok);
+	CHECK(iterator_ok);
+	CHECK(add_ok);
+	CHECK(contains_ok);
+	CHECK(adder_ok);
+}

@@ -3,7 +3,7 @@
  * that makes every sizing decision the same on every machine.
  */
 #include "harness.h"
-#include "real.h"
+#include "core_real.h"
 
 static bf_real
 real_of(double hi, double lo)

@@ -1,11 +1,12 @@
 /*
- * real.c: real arithmetic that gives the same bits on every machine
- * (real.h).
+ * core_real.c: real arithmetic that gives the same bits on every machine
+ * (core_real.h).
  *
  * Values are mantissa * 2^exponent with a 64-bit mantissa.  The basic
  * operations form the exact result in 128 bits (two uint64_t where there is
- * no 128-bit integer type, as on i386) and round it to 64.  The functions reduce their argument
- * and sum a series, with constants written out in hexadecimal:
+ * no 128-bit integer type, as on i386) and round it to 64.  The functions
+ * reduce their argument and sum a series, with constants written out in
+ * hexadecimal:
  *
  *     log x = E ln 2 + log1p(t),  x = 2^E (1 + t),  -0.293 <= t < 0.415
  *     log1p t = 2 atanh(s) = 2 (s + s^3/3 + s^5/5 + ...),  s = t / (2 + t)
@@ -16,7 +17,7 @@
  * A series stops at the first term below 2^-68 of the sum; that depends on
  * the values only, so it stops at the same term everywhere.
  */
-#include "real.h"
+#include "core_real.h"
 
 #include <math.h>
 #include <string.h>

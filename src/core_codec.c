@@ -1,5 +1,5 @@
 /*
- * codec.c: the text and binary forms of a filter, and strict base64.
+ * core_codec.c: the text and binary forms of a filter, and strict base64.
  *
  * Text form (type input and output):
  *
@@ -55,13 +55,6 @@ static const uint8_t base64_value[256] = {
  */
 #define BASE64_STRIDE_GROUPS (BF_INTERRUPT_STRIDE / 3)
 
-static inline void
-check_interrupts(void)
-{
-	if (bf_interrupt_hook != NULL)
-		bf_interrupt_hook();
-}
-
 /* ---- base64 ---- */
 
 /* 4 characters per started group of 3 bytes; saturates instead of wrapping. */
@@ -109,7 +102,7 @@ bf_base64_encode(const uint8_t *src, size_t nbytes, char *dst)
 		char	   *out = dst + 4 * start;
 
 		if (start > 0)
-			check_interrupts();
+			bf_check_interrupts();
 		for (size_t i = start; i < end; i++)
 		{
 			uint32_t	v = (uint32_t) in[0] << 16 | (uint32_t) in[1] << 8 | in[2];
@@ -184,7 +177,7 @@ bf_base64_decode(const char *src, size_t len, uint8_t *dst, size_t nbytes)
 		uint32_t	seen = 0;
 
 		if (start > 0)
-			check_interrupts();
+			bf_check_interrupts();
 		for (size_t i = start; i < end; i++)
 		{
 			uint32_t	high = base64_pair_values[in[0] << 8 | in[1]],

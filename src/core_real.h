@@ -1,5 +1,5 @@
 /*
- * real.h: real arithmetic that gives the same bits on every machine.
+ * core_real.h: real arithmetic that gives the same bits on every machine.
  *
  * A bf_real is a binary floating-point number with a 64-bit mantissa,
  * computed with integer operations only, so that x86-64, arm64, s390x and
@@ -7,15 +7,15 @@
  * whatever the compiler does with double arithmetic (fused multiply-add,
  * excess precision) and whatever the C library's log and exp return in
  * their last bit.  The core makes every sizing decision (m, k, scheme,
- * self-sizing) with it; see core.c, "the same shape on every machine".
+ * self-sizing) with it; see core_shape.c, "the same shape on every machine".
  *
  * Every operation rounds its exact result to 64 bits (to nearest, ties away
  * from zero), so it is accurate to 2^-64 relative; log, log1p, exp, expm1
  * and sqrt to a few units of 2^-64.  Only finite values: the callers keep to
  * the domains below.  Zero is never negative.
  */
-#ifndef BLOOM_REAL_H
-#define BLOOM_REAL_H
+#ifndef BLOOM_CORE_REAL_H
+#define BLOOM_CORE_REAL_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -109,4 +109,4 @@ bf_real_neg(bf_real a)
 	return a;
 }
 
-#endif							/* BLOOM_REAL_H */
+#endif							/* BLOOM_CORE_REAL_H */
