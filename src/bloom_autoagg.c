@@ -25,10 +25,9 @@
  * bloom_agg(value, p) when p is a constant (as for bloom_agg with a
  * capacity, bloom_agg.c).
  */
-#include "bloom_pg.h"
+#include "bloom_agg.h"
 
 #include "catalog/pg_type.h"
-#include "utils/float.h"
 
 #include "core_autosize.h"
 
@@ -85,16 +84,11 @@ bloom_autoagg_state_new(double p)
 }
 
 /* Every row and every partial state must ask for the rate the first one did. */
-static void
+static inline void
 bloom_autoagg_check_rate(const BloomAutoState *state, double p)
 {
-	if (p != state->false_positive_rate)
-		ereport(ERROR,
-				errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				errmsg("bloom_agg: false_positive_rate must be the same in every row"),
-				errdetail("The filter is being built for false_positive_rate %s; a row has false_positive_rate %s.",
-						  float8out_internal(state->false_positive_rate),
-						  float8out_internal(p)));
+	bloom_agg_check_request(state->false_positive_rate, BLOOM_AGG_NO_CAPACITY,
+							p, BLOOM_AGG_NO_CAPACITY);
 }
 
 /* The ERROR for a rate that n distinct values cannot meet within M bits. */
@@ -317,8 +311,7 @@ PG_FUNCTION_INFO_V1(bloom_autoagg_finalfn);
 Datum
 bloom_autoagg_finalfn(PG_FUNCTION_ARGS)
 {
-	Aggref	   *aggref;
-	Const	   *p_const;
+	Datum		p;
 
 	bloom_agg_context(fcinfo, "bloom_autoagg_finalfn");
 	if (!PG_ARGISNULL(0))
@@ -328,14 +321,9 @@ bloom_autoagg_finalfn(PG_FUNCTION_ARGS)
 		PG_RETURN_POINTER(bloom_autoagg_result(state, state->false_positive_rate));
 	}
 
-	/* the value and the rate come first; ORDER BY expressions may follow */
-	aggref = bloom_agg_call(fcinfo);
-	if (aggref == NULL || list_length(aggref->args) < 2)
+	if (!bloom_agg_call_constant(bloom_agg_call(fcinfo), 1, FLOAT8OID, &p))
 		PG_RETURN_NULL();
-	p_const = (Const *) list_nth_node(TargetEntry, aggref->args, 1)->expr;
-	if (!IsA(p_const, Const) || p_const->constisnull || p_const->consttype != FLOAT8OID)
-		PG_RETURN_NULL();
-	PG_RETURN_POINTER(bloom_autoagg_result(NULL, DatumGetFloat8(p_const->constvalue)));
+	PG_RETURN_POINTER(bloom_autoagg_result(NULL, DatumGetFloat8(p)));
 }
 
 /*
@@ -347,16 +335,16 @@ PG_FUNCTION_INFO_V1(bloom_autoagg_combinefn);
 Datum
 bloom_autoagg_combinefn(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcontext = bloom_agg_context(fcinfo, "bloom_autoagg_combinefn");
-	BloomAutoState *state1 = PG_ARGISNULL(0) ? NULL : (BloomAutoState *) PG_GETARG_POINTER(0);
-	BloomAutoState *state2 = PG_ARGISNULL(1) ? NULL : (BloomAutoState *) PG_GETARG_POINTER(1);
+	MemoryContext aggcontext;
+	void	   *arg1;
+	void	   *arg2;
+	BloomAutoState *state1;
+	BloomAutoState *state2;
 
-	if (state2 == NULL)
-	{
-		if (state1 == NULL)
-			PG_RETURN_NULL();
-		PG_RETURN_POINTER(state1);
-	}
+	if (!bloom_agg_combine_start(fcinfo, "bloom_autoagg_combinefn", &aggcontext, &arg1, &arg2))
+		return bloom_agg_return_state(fcinfo, arg1);
+	state1 = (BloomAutoState *) arg1;
+	state2 = (BloomAutoState *) arg2;
 	if (state1 == NULL)
 	{
 		MemoryContext old_context = MemoryContextSwitchTo(aggcontext);
@@ -418,9 +406,7 @@ bloom_autoagg_serialfn(PG_FUNCTION_ARGS)
 		payload = mul_size(state->set.count, sizeof(bf_hash));
 	}
 
-	result = (bytea *) palloc(add_size(VARHDRSZ + sizeof(header), payload));
-	SET_VARSIZE(result, VARHDRSZ + sizeof(header) + payload);
-	out = VARDATA(result);
+	result = bloom_agg_serial_new(add_size(sizeof(header), payload), &out);
 	memcpy(out, &header, sizeof(header));
 	out += sizeof(header);
 	if (state->sketch != NULL)
@@ -444,23 +430,14 @@ PG_FUNCTION_INFO_V1(bloom_autoagg_deserialfn);
 Datum
 bloom_autoagg_deserialfn(PG_FUNCTION_ARGS)
 {
-	bytea	   *serialized;
-	const char *in;
-	Size		length;
+	BloomAggReader reader;
 	BloomAutoSerialHeader header;
 	BloomAutoState *state;
 	uint32		k;
 	uint64		sketch_m;
 
-	bloom_agg_context(fcinfo, "bloom_autoagg_deserialfn");
-	serialized = PG_GETARG_BYTEA_PP(0);
-	in = VARDATA_ANY(serialized);
-	length = VARSIZE_ANY_EXHDR(serialized);
-	if (length < sizeof(header))
-		bloom_agg_raise_corrupt("The state is too short.");
-	memcpy(&header, in, sizeof(header));
-	in += sizeof(header);
-	length -= sizeof(header);
+	bloom_agg_reader_start(fcinfo, "bloom_autoagg_deserialfn", &reader);
+	bloom_agg_read(&reader, &header, sizeof(header));
 
 	if (bf_auto_shape(header.false_positive_rate, &k, &sketch_m) != BF_OK ||
 		k != header.k)
@@ -472,22 +449,22 @@ bloom_autoagg_deserialfn(PG_FUNCTION_ARGS)
 
 	if (header.phase == BLOOM_AUTO_PHASE_SKETCH)
 	{
-		if (header.count != sketch_m || length != bloom_payload_bytes(sketch_m))
+		if (header.count != sketch_m || reader.remaining != bloom_payload_bytes(sketch_m))
 			bloom_agg_raise_corrupt("The sketch does not have the size its false-positive rate gives.");
 		pfree(state->set.slots);
 		memset(&state->set, 0, sizeof(state->set));
-		state->sketch = (uint8 *) palloc(length);
-		memcpy(state->sketch, in, length);
+		state->sketch = (uint8 *) palloc(reader.remaining);
+		bloom_agg_read(&reader, state->sketch, reader.remaining);
 	}
 	else if (header.phase == BLOOM_AUTO_PHASE_EXACT)
 	{
-		if (header.count > BF_AUTO_EXACT_LIMIT || length != header.count * sizeof(bf_hash))
+		if (header.count > BF_AUTO_EXACT_LIMIT || reader.remaining != header.count * sizeof(bf_hash))
 			bloom_agg_raise_corrupt("The number of hashes is out of range or does not match the length.");
 		for (uint64 i = 0; i < header.count; i++)
 		{
 			bf_hash		hash;
 
-			memcpy(&hash, in + i * sizeof(hash), sizeof(hash));
+			bloom_agg_read(&reader, &hash, sizeof(hash));
 			bloom_autoagg_reserve(state, CurrentMemoryContext);
 			if (!bf_hashset_add(&state->set, hash))
 				bloom_agg_raise_corrupt("A hash appears twice.");

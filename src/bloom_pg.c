@@ -324,6 +324,20 @@ bloom_alloc(uint64 m, uint32 k, uint8 hash_scheme)
 }
 
 BloomFilter *
+bloom_alloc_optimal(const char *operation, double p, int64 n, bool for_state)
+{
+	uint64_t	m = 0;
+	uint32_t	k = 0;
+	uint8_t		scheme;
+	bf_status	status;
+
+	status = bf_default_shape(p, n, &m, &k, &scheme);
+	if (status != BF_OK)
+		bloom_raise_shape_error(status, operation, m, k, p, n);
+	return for_state ? bloom_alloc_state(m, k, scheme) : bloom_alloc(m, k, scheme);
+}
+
+BloomFilter *
 bloom_alloc_like(const BloomHeader *header)
 {
 	BloomFilter *filter = bloom_alloc_unfilled(header->m, header->k, header->hash_scheme);

@@ -43,20 +43,6 @@
 
 /* ---- construction ---- */
 
-BloomFilter *
-bloom_alloc_optimal(const char *operation, double p, int64 n, bool for_state)
-{
-	uint64_t	m = 0;
-	uint32_t	k = 0;
-	uint8_t		scheme;
-	bf_status	status;
-
-	status = bf_default_shape(p, n, &m, &k, &scheme);
-	if (status != BF_OK)
-		bloom_raise_shape_error(status, operation, m, k, p, n);
-	return for_state ? bloom_alloc_state(m, k, scheme) : bloom_alloc(m, k, scheme);
-}
-
 PG_FUNCTION_INFO_V1(bloom_empty);
 Datum
 bloom_empty(PG_FUNCTION_ARGS)
