@@ -65,8 +65,7 @@ typedef struct BloomAggState
 	 * filter was sized from, which every later row must repeat; 0 in the
 	 * other kinds.
 	 */
-	double		false_positive_rate;
-	int64		capacity;
+	BloomAggRequest request;
 
 	BloomEncoder *encoder;		/* the value hasher, resolved once */
 
@@ -113,8 +112,8 @@ bloom_agg_state_new(MemoryContext aggcontext, BloomAggKind kind, BloomFilter *fi
 
 	state->kind = kind;
 	state->filter = filter;
-	state->false_positive_rate = p;
-	state->capacity = n;
+	state->request.false_positive_rate = p;
+	state->request.capacity = n;
 	return state;
 }
 
@@ -208,7 +207,7 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 	if (state == NULL)
 		state = bloom_agg_start(fcinfo, p, n);
 	else
-		bloom_agg_check_request(state->false_positive_rate, state->capacity, p, n);
+		bloom_agg_check_request(&state->request, p, n);
 
 	if (!PG_ARGISNULL(1))
 		bloom_agg_state_add(fcinfo, state);
@@ -366,21 +365,20 @@ bloom_agg_finalfn(PG_FUNCTION_ARGS)
 
 /*
  * Fold input (NULL only from a bloom_agg_like state whose templates were all
- * NULL) into state, after the checks of the state's kind: input comes from
- * a row or a partial state that asked for the filter in the way request
- * did, which must be the way state was asked for.
+ * NULL), the filter of partial state from, into state, after the checks of
+ * the state's kind: from must have been asked for as state was.
  */
 static void
 bloom_agg_state_fold(BloomSetOp op, const char *operation, BloomAggState *state,
-					 const BloomAggState *request, const BloomView *input)
+					 const BloomAggState *from, const BloomView *input)
 {
-	if (request->kind != state->kind)
+	if (from->kind != state->kind)
 		bloom_agg_raise_corrupt("A partial state belongs to another aggregate.");
 	switch (state->kind)
 	{
 		case BLOOM_AGG_FIXED_CAPACITY:
-			bloom_agg_check_request(state->false_positive_rate, state->capacity,
-									request->false_positive_rate, request->capacity);
+			bloom_agg_check_request(&state->request, from->request.false_positive_rate,
+									from->request.capacity);
 			break;
 		case BLOOM_AGG_LIKE_TEMPLATE:
 			bloom_agg_like_check_template(state, input != NULL ? &input->header : NULL);
@@ -482,8 +480,8 @@ bloom_agg_combine(FunctionCallInfo fcinfo, BloomSetOp op, const char *operation,
 
 		MemoryContextSwitchTo(old_context);
 		PG_RETURN_POINTER(bloom_agg_state_new(aggcontext, state2->kind, filter,
-											  state2->false_positive_rate,
-											  state2->capacity));
+											  state2->request.false_positive_rate,
+											  state2->request.capacity));
 	}
 	bloom_agg_state_flush(state1);
 	bloom_agg_state_fold(op, operation, state1, state2,
@@ -541,9 +539,9 @@ bloom_agg_serialfn(PG_FUNCTION_ARGS)
 	kind = (uint32) state->kind;
 	memcpy(out, &kind, sizeof(kind));
 	out += sizeof(kind);
-	memcpy(out, &state->false_positive_rate, sizeof(double));
+	memcpy(out, &state->request.false_positive_rate, sizeof(double));
 	out += sizeof(double);
-	memcpy(out, &state->capacity, sizeof(int64));
+	memcpy(out, &state->request.capacity, sizeof(int64));
 	out += sizeof(int64);
 	if (state->filter != NULL)
 	{
@@ -572,14 +570,14 @@ bloom_agg_deserialfn(PG_FUNCTION_ARGS)
 	bloom_agg_reader_start(fcinfo, "bloom_agg_deserialfn", &reader);
 	state = (BloomAggState *) palloc0(sizeof(BloomAggState));
 	bloom_agg_read(&reader, &kind, sizeof(kind));
-	bloom_agg_read(&reader, &state->false_positive_rate, sizeof(double));
-	bloom_agg_read(&reader, &state->capacity, sizeof(int64));
+	bloom_agg_read(&reader, &state->request.false_positive_rate, sizeof(double));
+	bloom_agg_read(&reader, &state->request.capacity, sizeof(int64));
 	if (kind != BLOOM_AGG_FIXED_CAPACITY && kind != BLOOM_AGG_LIKE_TEMPLATE &&
 		kind != BLOOM_AGG_SET_OPERATION)
 		bloom_agg_raise_corrupt("The kind of state is unknown.");
 	state->kind = (BloomAggKind) kind;
 	if (state->kind != BLOOM_AGG_FIXED_CAPACITY &&
-		(state->false_positive_rate != 0.0 || state->capacity != 0))
+		(state->request.false_positive_rate != 0.0 || state->request.capacity != 0))
 		bloom_agg_raise_corrupt("A set operation or bloom_agg_like state has a false_positive_rate or a capacity.");
 
 	/* a bloom_agg_like state whose templates were all NULL: no filter */
@@ -601,8 +599,8 @@ bloom_agg_deserialfn(PG_FUNCTION_ARGS)
 		uint32_t	k;
 		uint8_t		scheme;
 
-		if (bf_default_shape(state->false_positive_rate, state->capacity, &m, &k,
-							 &scheme) != BF_OK ||
+		if (bf_default_shape(state->request.false_positive_rate, state->request.capacity,
+							 &m, &k, &scheme) != BF_OK ||
 			m != view.header.m || k != view.header.k ||
 			view.header.hash_scheme != scheme)
 			bloom_agg_raise_corrupt("The filter does not have the shape its false_positive_rate and capacity give.");

@@ -37,24 +37,29 @@ extern Aggref *bloom_agg_call(FunctionCallInfo fcinfo);
  */
 extern bool bloom_agg_call_constant(Aggref *aggref, int argno, Oid typid, Datum *value);
 
-/* The capacity of a request that has none: the self-sizing bloom_agg's. */
+/* What bloom_agg was asked for, kept in its state. */
+typedef struct BloomAggRequest
+{
+	double		false_positive_rate;
+	int64		capacity;		/* BLOOM_AGG_NO_CAPACITY for the self-sizing forms */
+} BloomAggRequest;
+
 #define BLOOM_AGG_NO_CAPACITY (-1)
 
-pg_noreturn extern void bloom_agg_raise_request_mismatch(double first_p, int64 first_n,
+pg_noreturn extern void bloom_agg_raise_request_mismatch(const BloomAggRequest *first,
 														 double p, int64 n);
 
 /*
  * Every row (and every partial state) of bloom_agg must ask for the
- * false_positive_rate p and capacity n the first one did (n is
- * BLOOM_AGG_NO_CAPACITY for the self-sizing forms): the shape alone is not
- * enough, or the result would depend on which row came first.  Inline, as
- * it runs on every row.
+ * false_positive_rate p and capacity n the first one did: the shape alone
+ * is not enough, or the result would depend on which row came first.
+ * Inline, as it runs on every row.
  */
 static inline void
-bloom_agg_check_request(double first_p, int64 first_n, double p, int64 n)
+bloom_agg_check_request(const BloomAggRequest *first, double p, int64 n)
 {
-	if (unlikely(p != first_p || n != first_n))
-		bloom_agg_raise_request_mismatch(first_p, first_n, p, n);
+	if (p != first->false_positive_rate || n != first->capacity)
+		bloom_agg_raise_request_mismatch(first, p, n);
 }
 
 /*

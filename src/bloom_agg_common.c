@@ -89,8 +89,11 @@ bloom_agg_call_constant(Aggref *aggref, int argno, Oid typid, Datum *value)
 /* ---- the checks of every row ---- */
 
 void
-bloom_agg_raise_request_mismatch(double first_p, int64 first_n, double p, int64 n)
+bloom_agg_raise_request_mismatch(const BloomAggRequest *first, double p, int64 n)
 {
+	double		first_p = first->false_positive_rate;
+	int64		first_n = first->capacity;
+
 	if (first_n == BLOOM_AGG_NO_CAPACITY && n == BLOOM_AGG_NO_CAPACITY)
 		ereport(ERROR,
 				errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -33,7 +33,7 @@
 
 typedef struct BloomAutoState
 {
-	double		false_positive_rate;
+	BloomAggRequest request;	/* the rate, and BLOOM_AGG_NO_CAPACITY */
 	uint32		k;
 	uint64		sketch_m;		/* M, from the rate */
 	bf_hashset	set;			/* exact phase: set.slots != NULL */
@@ -76,7 +76,8 @@ bloom_autoagg_state_new(double p)
 	BloomAutoState *state = (BloomAutoState *) palloc0(sizeof(BloomAutoState));
 
 	bloom_autoagg_shape(p, &state->k, &state->sketch_m);
-	state->false_positive_rate = p;
+	state->request.false_positive_rate = p;
+	state->request.capacity = BLOOM_AGG_NO_CAPACITY;
 	state->flags = bloom_new_filter_flags();
 	state->set.capacity = BLOOM_AUTO_INITIAL_SLOTS;
 	state->set.slots = (bf_hash *) palloc0(BLOOM_AUTO_INITIAL_SLOTS * sizeof(bf_hash));
@@ -87,8 +88,7 @@ bloom_autoagg_state_new(double p)
 static inline void
 bloom_autoagg_check_rate(const BloomAutoState *state, double p)
 {
-	bloom_agg_check_request(state->false_positive_rate, BLOOM_AGG_NO_CAPACITY,
-							p, BLOOM_AGG_NO_CAPACITY);
+	bloom_agg_check_request(&state->request, p, BLOOM_AGG_NO_CAPACITY);
 }
 
 /* The ERROR for a rate that n distinct values cannot meet within M bits. */
@@ -118,8 +118,8 @@ bloom_autoagg_to_sketch(BloomAutoState *state, MemoryContext aggcontext)
 	MemoryContext old_context;
 	Size		nbytes = bloom_payload_bytes(state->sketch_m);
 
-	if (bf_auto_exact_max_m(1, state->false_positive_rate, state->k, state->sketch_m) == 0)
-		bloom_autoagg_raise_rate_error(state->false_positive_rate,
+	if (bf_auto_exact_max_m(1, state->request.false_positive_rate, state->k, state->sketch_m) == 0)
+		bloom_autoagg_raise_rate_error(state->request.false_positive_rate,
 									   Max(state->set.count, 1), state->sketch_m);
 	old_context = MemoryContextSwitchTo(aggcontext);
 
@@ -172,7 +172,7 @@ static void
 bloom_autoagg_merge(BloomAutoState *into, BloomAutoState *from,
 					MemoryContext aggcontext)
 {
-	bloom_autoagg_check_rate(into, from->false_positive_rate);
+	bloom_autoagg_check_rate(into, from->request.false_positive_rate);
 	if (from->sketch != NULL)
 	{
 		if (into->sketch == NULL)
@@ -248,12 +248,12 @@ bloom_autoagg_result(BloomAutoState *state, double p)
 	{
 		bloom_autoagg_flush(state);
 		m = bf_auto_choose_sketch(state->sketch, state->sketch_m, state->k,
-								  state->false_positive_rate);
+								  state->request.false_positive_rate);
 		if (m == 0)
 			ereport(ERROR,
 					errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 					errmsg("bloom_agg: too many distinct values for a self-sized filter at false_positive_rate %g",
-						   state->false_positive_rate),
+						   state->request.false_positive_rate),
 					errdetail("A self-sized filter at this rate has at most m = " UINT64_FORMAT " bits, which cannot hold about %.0f distinct values at the rate.",
 							  state->sketch_m,
 							  bf_estimate_cardinality(state->sketch_m, state->k, BLOOM_HASH_XXH3_EDH,
@@ -297,7 +297,7 @@ bloom_autoagg_default_finalfn(PG_FUNCTION_ARGS)
 	{
 		BloomAutoState *state = (BloomAutoState *) PG_GETARG_POINTER(0);
 
-		PG_RETURN_POINTER(bloom_autoagg_result(state, state->false_positive_rate));
+		PG_RETURN_POINTER(bloom_autoagg_result(state, state->request.false_positive_rate));
 	}
 	PG_RETURN_POINTER(bloom_autoagg_result(NULL, BF_DEFAULT_FALSE_POSITIVE_RATE));
 }
@@ -318,7 +318,7 @@ bloom_autoagg_finalfn(PG_FUNCTION_ARGS)
 	{
 		BloomAutoState *state = (BloomAutoState *) PG_GETARG_POINTER(0);
 
-		PG_RETURN_POINTER(bloom_autoagg_result(state, state->false_positive_rate));
+		PG_RETURN_POINTER(bloom_autoagg_result(state, state->request.false_positive_rate));
 	}
 
 	if (!bloom_agg_call_constant(bloom_agg_call(fcinfo), 1, FLOAT8OID, &p))
@@ -349,7 +349,7 @@ bloom_autoagg_combinefn(PG_FUNCTION_ARGS)
 	{
 		MemoryContext old_context = MemoryContextSwitchTo(aggcontext);
 
-		state1 = bloom_autoagg_state_new(state2->false_positive_rate);
+		state1 = bloom_autoagg_state_new(state2->request.false_positive_rate);
 		MemoryContextSwitchTo(old_context);
 	}
 	bloom_autoagg_merge(state1, state2, aggcontext);
@@ -389,7 +389,7 @@ bloom_autoagg_serialfn(PG_FUNCTION_ARGS)
 	bloom_agg_context(fcinfo, "bloom_autoagg_serialfn");
 	state = (BloomAutoState *) PG_GETARG_POINTER(0);
 	memset(&header, 0, sizeof(header));
-	header.false_positive_rate = state->false_positive_rate;
+	header.false_positive_rate = state->request.false_positive_rate;
 	header.k = state->k;
 	header.flags = state->flags;
 	if (state->sketch != NULL)
