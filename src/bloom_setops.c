@@ -225,7 +225,7 @@ bloom_ne(PG_FUNCTION_ARGS)
 }
 
 /*
- * XXH3_64bits_withSeed over exactly what bloom_equal compares, so equal
+ * XXH3_64bits_withSeed over exactly what bloom_eq compares, so equal
  * filters hash equally: hash_scheme (1 byte), k (1 byte), m (8 bytes,
  * little-endian whatever the machine) and then the bit array, which is
  * already byte-order independent.  The bits are fed in slices so a query on
