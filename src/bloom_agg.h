@@ -46,6 +46,7 @@ typedef struct BloomAggRequest
 
 #define BLOOM_AGG_NO_CAPACITY (-1)
 
+/* The ERROR for a row that asks for (p, n) after first: 22023, naming both. */
 pg_noreturn extern void bloom_agg_raise_request_mismatch(const BloomAggRequest *first,
 														 double p, int64 n);
 

@@ -84,11 +84,15 @@ bloom_autoagg_state_new(double p)
 	return state;
 }
 
-/* Every row and every partial state must ask for the rate the first one did. */
+/*
+ * Every row and every partial state must ask for the rate the first one did
+ * (bloom_agg_check_request, with no capacity to compare).
+ */
 static inline void
 bloom_autoagg_check_rate(const BloomAutoState *state, double p)
 {
-	bloom_agg_check_request(&state->request, p, BLOOM_AGG_NO_CAPACITY);
+	if (p != state->request.false_positive_rate)
+		bloom_agg_raise_request_mismatch(&state->request, p, BLOOM_AGG_NO_CAPACITY);
 }
 
 /* The ERROR for a rate that n distinct values cannot meet within M bits. */
