@@ -32,6 +32,7 @@ OBJS = \
 	src/bloom_element.o \
 	src/bloom_setops.o \
 	src/bloom_agg.o \
+	src/bloom_agg_common.o \
 	src/bloom_sizing.o \
 	src/bloom_support.o \
 	src/bloom_autoagg.o

@@ -7,7 +7,9 @@
  * holding a filter that rows are added to (or ORed, ANDed into) in place:
  * one allocation per group, nothing copied per row.  The final functions
  * return a copy and leave the state alone, because a window aggregate keeps
- * adding rows to the state after each result.
+ * adding rows to the state after each result.  The state knows its kind
+ * (BloomAggKind): what every later row and partial state must repeat, the
+ * request (p, n), the template's shape or only the shape of the filters.
  *
  * Parallel (and partitionwise) aggregation: the combine functions OR or AND
  * partial states together.  Both are associative and commutative and the
@@ -20,10 +22,10 @@
  * bloom_agg with no rows returns an empty filter of the requested shape, so
  * that "no rows" and "rows that were all NULL" agree.  The final function
  * only sees the state, so it takes false_positive_rate and capacity from the
- * aggregate call (AggGetAggref), which works when both are constants.  When
- * they are not constants (columns, parameters of a generic plan), and in a
- * window whose frame is empty (a window function has no Aggref), the shape
- * is unknown and the result of no rows is NULL.
+ * aggregate call (bloom_agg_call, bloom_agg_common.c), which works when both
+ * are constants.  When they are not constants (columns, parameters of a
+ * generic plan), and in a window whose frame is empty (a window function has
+ * no Aggref), the shape is unknown and the result of no rows is NULL.
  *
  * bloom_agg_like is bloom_agg with the shape (m, k, hash scheme) of a
  * template filter instead of a requested (false_positive_rate, capacity):
@@ -36,41 +38,46 @@
  * With no rows the template is unknown (it is rarely a constant) and the
  * result is NULL.
  */
-#include "bloom_pg.h"
+#include "bloom_agg.h"
 
 #include "catalog/pg_type.h"
-#include "nodes/execnodes.h"
-#include "nodes/plannodes.h"
-#include "parser/parsetree.h"
-#include "utils/float.h"
-#include "utils/memutils.h"
+
+/* Which aggregate a state belongs to, and so what every row must repeat. */
+typedef enum BloomAggKind
+{
+	BLOOM_AGG_FIXED_CAPACITY,	/* bloom_agg(value, p, n): the request (p, n) */
+	BLOOM_AGG_LIKE_TEMPLATE,	/* bloom_agg_like: the template's shape */
+	BLOOM_AGG_SET_OPERATION		/* bloom_union_agg, bloom_intersection_agg: the shape */
+} BloomAggKind;
 
 typedef struct BloomAggState
 {
-	BloomFilter *filter;		/* in the aggregate memory context */
+	BloomAggKind kind;
 
 	/*
-	 * bloom_agg: the false_positive_rate and capacity the filter was sized
-	 * from, which every later row must repeat.  Both are 0 in the set
-	 * operation aggregates; bloom_agg_like has 0 and BLOOM_AGG_LIKE_CAPACITY,
-	 * and its filter is NULL while every template has been NULL.
+	 * In the aggregate memory context.  NULL only in a bloom_agg_like state
+	 * while every template has been NULL.
 	 */
-	double		false_positive_rate;
-	int64		capacity;
-
-	BloomEncoder *encoder;		/* bloom_agg's value hasher, resolved once */
+	BloomFilter *filter;
 
 	/*
-	 * bloom_agg into a filter larger than the CPU cache: values whose bits
-	 * are prefetched but not set yet (core.h).  NULL for smaller filters,
-	 * which take bf_add_hash directly.  Whatever reads state->filter calls
-	 * bloom_agg_state_flush() first.
+	 * BLOOM_AGG_FIXED_CAPACITY: the false_positive_rate and capacity the
+	 * filter was sized from, which every later row must repeat; 0 in the
+	 * other kinds.
+	 */
+	BloomAggRequest request;
+
+	BloomEncoder *encoder;		/* the value hasher, resolved once */
+
+	/*
+	 * A bloom_agg or bloom_agg_like filter larger than the CPU cache: values
+	 * whose bits are prefetched but not set yet (core.h).  NULL for smaller
+	 * filters, which take bf_add directly, and in states not built from
+	 * rows.  Whatever reads state->filter calls bloom_agg_state_flush()
+	 * first.
 	 */
 	bf_adder   *adder;
 } BloomAggState;
-
-/* The capacity of a bloom_agg_like state: none that bloom_agg accepts. */
-#define BLOOM_AGG_LIKE_CAPACITY (-1)
 
 /* Set the bits of the values still pending in the state's adder. */
 static void
@@ -78,25 +85,6 @@ bloom_agg_state_flush(BloomAggState *state)
 {
 	if (state->adder != NULL)
 		bf_adder_flush(state->adder);
-}
-
-/* Whether the call is an aggregate's, as AggCheckCallContext decides it. */
-static inline bool
-bloom_in_aggregate(FunctionCallInfo fcinfo)
-{
-	return fcinfo->context != NULL &&
-		(IsA(fcinfo->context, AggState) || IsA(fcinfo->context, WindowAggState));
-}
-
-/* The aggregate memory context; ERROR when not called as an aggregate. */
-MemoryContext
-bloom_agg_context(FunctionCallInfo fcinfo, const char *function)
-{
-	MemoryContext aggcontext;
-
-	if (!AggCheckCallContext(fcinfo, &aggcontext))
-		elog(ERROR, "%s called in non-aggregate context", function);
-	return aggcontext;
 }
 
 /* A copy of the state's filter, in CurrentMemoryContext. */
@@ -110,39 +98,35 @@ bloom_agg_result(BloomAggState *state)
 	return PointerGetDatum(bloom_copy(&view));
 }
 
-/* ---- bloom_agg ---- */
-
 /*
- * Every row (and every partial state) must ask for the filter the first one
- * did; the shape alone is not enough, or the result would depend on which
- * row came first.
- */
-static void
-bloom_agg_check_request(const BloomAggState *state, double p, int64 n)
-{
-	if (p != state->false_positive_rate || n != state->capacity)
-		ereport(ERROR,
-				errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				errmsg("bloom_agg: false_positive_rate and capacity must be the same in every row"),
-				errdetail("The filter was sized for false_positive_rate %s and capacity " INT64_FORMAT "; a row has false_positive_rate %s and capacity " INT64_FORMAT ".",
-						  float8out_internal(state->false_positive_rate),
-						  state->capacity, float8out_internal(p), n));
-}
-
-/*
- * A new state in the aggregate context for filter (in that context too;
- * NULL for bloom_agg_like's NULL templates), asked for with p and n, which
- * every later row must repeat.
+ * A new state of the given kind in the aggregate context, for filter (in
+ * that context too, or NULL), asked for with p and n (0 but for
+ * BLOOM_AGG_FIXED_CAPACITY).
  */
 static BloomAggState *
-bloom_agg_state_new(MemoryContext aggcontext, BloomFilter *filter, double p, int64 n)
+bloom_agg_state_new(MemoryContext aggcontext, BloomAggKind kind, BloomFilter *filter,
+					double p, int64 n)
 {
 	BloomAggState *state = (BloomAggState *) MemoryContextAllocZero(aggcontext,
 																	 sizeof(BloomAggState));
 
+	state->kind = kind;
 	state->filter = filter;
-	state->false_positive_rate = p;
-	state->capacity = n;
+	state->request.false_positive_rate = p;
+	state->request.capacity = n;
+	return state;
+}
+
+/*
+ * The same for the first row of bloom_agg or bloom_agg_like, whose later
+ * rows add values: with an adder when the filter is large.
+ */
+static BloomAggState *
+bloom_agg_state_for_rows(MemoryContext aggcontext, BloomAggKind kind, BloomFilter *filter,
+						 double p, int64 n)
+{
+	BloomAggState *state = bloom_agg_state_new(aggcontext, kind, filter, p, n);
+
 	if (filter != NULL && bloom_payload_bytes(filter->m) >= BF_ADDER_MIN_BYTES)
 	{
 		state->adder = (bf_adder *) MemoryContextAlloc(aggcontext, sizeof(bf_adder));
@@ -150,6 +134,8 @@ bloom_agg_state_new(MemoryContext aggcontext, BloomFilter *filter, double p, int
 	}
 	return state;
 }
+
+/* ---- bloom_agg ---- */
 
 /* bloom_agg's state, with its empty filter, for the first row (kept off the row path). */
 static pg_noinline BloomAggState *
@@ -160,7 +146,7 @@ bloom_agg_start(FunctionCallInfo fcinfo, double p, int64 n)
 	BloomFilter *filter = bloom_alloc_optimal("bloom_agg", p, n, true);
 
 	MemoryContextSwitchTo(old_context);
-	return bloom_agg_state_new(aggcontext, filter, p, n);
+	return bloom_agg_state_for_rows(aggcontext, BLOOM_AGG_FIXED_CAPACITY, filter, p, n);
 }
 
 /*
@@ -221,7 +207,7 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 	if (state == NULL)
 		state = bloom_agg_start(fcinfo, p, n);
 	else
-		bloom_agg_check_request(state, p, n);
+		bloom_agg_check_request(&state->request, p, n);
 
 	if (!PG_ARGISNULL(1))
 		bloom_agg_state_add(fcinfo, state);
@@ -310,7 +296,7 @@ bloom_agg_like_start(FunctionCallInfo fcinfo, const BloomHeader *template)
 		filter->flags = template->flags;	/* text hashed as the template's */
 	}
 	MemoryContextSwitchTo(old_context);
-	return bloom_agg_state_new(aggcontext, filter, 0, BLOOM_AGG_LIKE_CAPACITY);
+	return bloom_agg_state_for_rows(aggcontext, BLOOM_AGG_LIKE_TEMPLATE, filter, 0, 0);
 }
 
 /*
@@ -342,73 +328,19 @@ bloom_agg_like_transfn(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(state);
 }
 
-static Plan *
-bloom_first_plan(List *plans)
-{
-	return plans != NIL ? (Plan *) linitial(plans) : NULL;
-}
-
-/*
- * The Aggref that holds the arguments of the aggregate call being finalized,
- * or NULL (a window aggregate has none).  In a Finalize Aggregate above a
- * partial one (parallel or partitionwise aggregation) the planner has
- * replaced the arguments by a reference to the partial aggregate's output:
- * follow it down the plan, as EXPLAIN does, to the partial Aggref.
- */
-Aggref *
-bloom_agg_call(FunctionCallInfo fcinfo)
-{
-	Aggref	   *aggref = AggGetAggref(fcinfo);
-	Plan	   *plan;
-	Expr	   *expr;
-
-	if (aggref == NULL || !DO_AGGSPLIT_COMBINE(aggref->aggsplit))
-		return aggref;
-	if (aggref->args == NIL)
-		return NULL;
-
-	plan = castNode(AggState, fcinfo->context)->ss.ps.plan;
-	expr = linitial_node(TargetEntry, aggref->args)->expr;
-	while (IsA(expr, Var) && ((Var *) expr)->varno == OUTER_VAR)
-	{
-		TargetEntry *target;
-
-		/* an Append's children all compute the same partial aggregate */
-		if (IsA(plan, Append))
-			plan = bloom_first_plan(((Append *) plan)->appendplans);
-		else if (IsA(plan, MergeAppend))
-			plan = bloom_first_plan(((MergeAppend *) plan)->mergeplans);
-		else
-			plan = outerPlan(plan);
-		if (plan == NULL)
-			return NULL;
-		target = get_tle_by_resno(plan->targetlist, ((Var *) expr)->varattno);
-		if (target == NULL)
-			return NULL;
-		expr = target->expr;
-	}
-	if (!IsA(expr, Aggref) || ((Aggref *) expr)->aggfnoid != aggref->aggfnoid)
-		return NULL;
-	return (Aggref *) expr;
-}
-
 /* false_positive_rate and capacity of the call, if both are constants. */
 static bool
 bloom_agg_call_request(FunctionCallInfo fcinfo, double *p, int64 *n)
 {
 	Aggref	   *aggref = bloom_agg_call(fcinfo);
-	Const	   *p_const;
-	Const	   *n_const;
+	Datum		p_datum;
+	Datum		n_datum;
 
-	if (aggref == NULL || list_length(aggref->args) < 3)
+	if (!bloom_agg_call_constant(aggref, 1, FLOAT8OID, &p_datum) ||
+		!bloom_agg_call_constant(aggref, 2, INT8OID, &n_datum))
 		return false;
-	p_const = (Const *) list_nth_node(TargetEntry, aggref->args, 1)->expr;
-	n_const = (Const *) list_nth_node(TargetEntry, aggref->args, 2)->expr;
-	if (!IsA(p_const, Const) || p_const->constisnull || p_const->consttype != FLOAT8OID ||
-		!IsA(n_const, Const) || n_const->constisnull || n_const->consttype != INT8OID)
-		return false;
-	*p = DatumGetFloat8(p_const->constvalue);
-	*n = DatumGetInt64(n_const->constvalue);
+	*p = DatumGetFloat8(p_datum);
+	*n = DatumGetInt64(n_datum);
 	return true;
 }
 
@@ -432,37 +364,30 @@ bloom_agg_finalfn(PG_FUNCTION_ARGS)
 /* ---- bloom_union_agg and bloom_intersection_agg ---- */
 
 /*
- * Fold a filter, asked for with (p, n) by bloom_agg, by the template of
- * bloom_agg_like or with (0, 0) by the set operation aggregates, into
- * state.  input is NULL only for a bloom_agg_like state whose templates were
- * all NULL.  A NULL state stands for no input yet: the result is then a new
- * state in the aggregate context with a copy of the filter, which may live
- * in a shorter-lived context (a row's value, a deserialized partial state).
+ * Fold input (NULL only from a bloom_agg_like state whose templates were all
+ * NULL), the filter of partial state from, into state, after the checks of
+ * the state's kind: from must have been asked for as state was.
  */
-static BloomAggState *
-bloom_agg_state_fold(MemoryContext aggcontext, BloomSetOp op, const char *operation,
-					 BloomAggState *state, const BloomView *input, double p, int64 n)
+static void
+bloom_agg_state_fold(BloomSetOp op, const char *operation, BloomAggState *state,
+					 const BloomAggState *from, const BloomView *input)
 {
-	if (state == NULL)
+	if (from->kind != state->kind)
+		bloom_agg_raise_corrupt("A partial state belongs to another aggregate.");
+	switch (state->kind)
 	{
-		MemoryContext old_context = MemoryContextSwitchTo(aggcontext);
-
-		state = (BloomAggState *) palloc0(sizeof(BloomAggState));
-		if (input != NULL)
-			state->filter = bloom_setop_fold(op, operation, NULL, input);
-		state->false_positive_rate = p;
-		state->capacity = n;
-		MemoryContextSwitchTo(old_context);
-		return state;
+		case BLOOM_AGG_FIXED_CAPACITY:
+			bloom_agg_check_request(&state->request, from->request.false_positive_rate,
+									from->request.capacity);
+			break;
+		case BLOOM_AGG_LIKE_TEMPLATE:
+			bloom_agg_like_check_template(state, input != NULL ? &input->header : NULL);
+			break;
+		case BLOOM_AGG_SET_OPERATION:
+			break;
 	}
-
-	/* bloom_agg's and bloom_agg_like's checks first; the set operation states pass them */
-	bloom_agg_check_request(state, p, n);
-	if (n == BLOOM_AGG_LIKE_CAPACITY)
-		bloom_agg_like_check_template(state, input != NULL ? &input->header : NULL);
 	if (input != NULL)
 		bloom_setop_fold(op, operation, state->filter, input);
-	return state;
 }
 
 static Datum
@@ -474,14 +399,21 @@ bloom_setop_agg_transition(FunctionCallInfo fcinfo, BloomSetOp op,
 	BloomView	input;
 
 	if (PG_ARGISNULL(1))
-	{
-		if (state == NULL)
-			PG_RETURN_NULL();
-		PG_RETURN_POINTER(state);
-	}
+		return bloom_agg_return_state(fcinfo, state);
 
 	bloom_getarg(fcinfo, 1, &input);
-	PG_RETURN_POINTER(bloom_agg_state_fold(aggcontext, op, operation, state, &input, 0, 0));
+	if (state == NULL)
+	{
+		/* a copy: the row's value lives in a shorter-lived context */
+		MemoryContext old_context = MemoryContextSwitchTo(aggcontext);
+		BloomFilter *filter = bloom_copy(&input);
+
+		MemoryContextSwitchTo(old_context);
+		state = bloom_agg_state_new(aggcontext, BLOOM_AGG_SET_OPERATION, filter, 0, 0);
+	}
+	else
+		bloom_setop_fold(op, operation, state->filter, &input);
+	PG_RETURN_POINTER(state);
 }
 
 PG_FUNCTION_INFO_V1(bloom_union_agg_transfn);
@@ -518,38 +450,46 @@ bloom_setop_agg_finalfn(PG_FUNCTION_ARGS)
  * Fold partial state state2 into state1; a NULL state (no input) is the
  * identity.  When state1 is NULL, PostgreSQL's rule for non-strict combine
  * functions applies: return a copy in the aggregate context, because state2
- * may live in a shorter-lived one.
+ * may live in a shorter-lived one.  Both states are of one aggregate, and
+ * so of one kind, whose checks speak first: bloom_agg_check_request for
+ * bloom_agg, bloom_agg_like_check_template for bloom_agg_like.
  */
 static Datum
 bloom_agg_combine(FunctionCallInfo fcinfo, BloomSetOp op, const char *operation,
 				  const char *function)
 {
-	MemoryContext aggcontext = bloom_agg_context(fcinfo, function);
-	BloomAggState *state1 = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
-	BloomAggState *state2 = PG_ARGISNULL(1) ? NULL : (BloomAggState *) PG_GETARG_POINTER(1);
+	MemoryContext aggcontext;
+	void	   *arg1;
+	void	   *arg2;
+	BloomAggState *state1;
+	BloomAggState *state2;
 	BloomView	input;
 
-	if (state2 == NULL)
-	{
-		if (state1 == NULL)
-			PG_RETURN_NULL();
-		PG_RETURN_POINTER(state1);
-	}
+	if (!bloom_agg_combine_start(fcinfo, function, &aggcontext, &arg1, &arg2))
+		return bloom_agg_return_state(fcinfo, arg1);
+	state1 = (BloomAggState *) arg1;
+	state2 = (BloomAggState *) arg2;
 
 	bloom_agg_state_flush(state2);
-	if (state1 != NULL)
-		bloom_agg_state_flush(state1);
 	if (state2->filter != NULL)
 		bloom_view_filter(state2->filter, &input);
-	PG_RETURN_POINTER(bloom_agg_state_fold(aggcontext, op, operation, state1,
-										   state2->filter != NULL ? &input : NULL,
-										   state2->false_positive_rate, state2->capacity));
+	if (state1 == NULL)
+	{
+		MemoryContext old_context = MemoryContextSwitchTo(aggcontext);
+		BloomFilter *filter = state2->filter != NULL ? bloom_copy(&input) : NULL;
+
+		MemoryContextSwitchTo(old_context);
+		PG_RETURN_POINTER(bloom_agg_state_new(aggcontext, state2->kind, filter,
+											  state2->request.false_positive_rate,
+											  state2->request.capacity));
+	}
+	bloom_agg_state_flush(state1);
+	bloom_agg_state_fold(op, operation, state1, state2,
+						 state2->filter != NULL ? &input : NULL);
+	PG_RETURN_POINTER(state1);
 }
 
-/*
- * Shared by bloom_agg and bloom_agg_like, where bloom_agg_check_request and
- * bloom_agg_like_check_template speak first.
- */
+/* Shared by bloom_agg, bloom_agg_like and bloom_union_agg. */
 PG_FUNCTION_INFO_V1(bloom_union_agg_combinefn);
 Datum
 bloom_union_agg_combinefn(PG_FUNCTION_ARGS)
@@ -567,22 +507,12 @@ bloom_intersection_agg_combinefn(PG_FUNCTION_ARGS)
 }
 
 /*
- * Serialized state: false_positive_rate (float8) and capacity (int8), both 0
- * for the set operation aggregates, 0 and BLOOM_AGG_LIKE_CAPACITY for
- * bloom_agg_like, then the filter as stored (12-byte header and bit array,
- * bloom.h), which a bloom_agg_like state of NULL templates does not have.
- * It only passes between the processes of one query, so numbers are in
- * native byte order.
+ * Serialized state (bloom_agg.h): the kind (uint32), false_positive_rate
+ * (float8) and capacity (int8), then the filter as stored (12-byte header
+ * and bit array, bloom.h), which a bloom_agg_like state of NULL templates
+ * does not have.
  */
-#define BLOOM_AGG_SERIAL_PREFIX (sizeof(double) + sizeof(int64))
-
-/* The first BLOOM_AGG_SERIAL_PREFIX bytes: what the state was asked for. */
-static void
-bloom_agg_serialize_request(const BloomAggState *state, char *out)
-{
-	memcpy(out, &state->false_positive_rate, sizeof(double));
-	memcpy(out + sizeof(double), &state->capacity, sizeof(int64));
-}
+#define BLOOM_AGG_SERIAL_PREFIX (sizeof(uint32) + sizeof(double) + sizeof(int64))
 
 PG_FUNCTION_INFO_V1(bloom_agg_serialfn);
 Datum
@@ -590,107 +520,87 @@ bloom_agg_serialfn(PG_FUNCTION_ARGS)
 {
 	BloomAggState *state;
 	BloomView	view;
-	Size		size;
+	uint32		kind;
 	bytea	   *result;
 	char	   *out;
 
 	bloom_agg_context(fcinfo, "bloom_agg_serialfn");
 	state = (BloomAggState *) PG_GETARG_POINTER(0);
-	if (state->filter == NULL)
+	if (state->filter != NULL)
 	{
-		result = (bytea *) palloc(VARHDRSZ + BLOOM_AGG_SERIAL_PREFIX);
-		SET_VARSIZE(result, VARHDRSZ + BLOOM_AGG_SERIAL_PREFIX);
-		bloom_agg_serialize_request(state, VARDATA(result));
-		PG_RETURN_BYTEA_P(result);
+		bloom_agg_state_flush(state);
+		bloom_view_filter(state->filter, &view);
+		result = bloom_agg_serial_new(add_size(BLOOM_AGG_SERIAL_PREFIX + BLOOM_HEADER_BYTES,
+											   view.nbytes), &out);
 	}
-	bloom_agg_state_flush(state);
-	bloom_view_filter(state->filter, &view);
+	else
+		result = bloom_agg_serial_new(BLOOM_AGG_SERIAL_PREFIX, &out);
 
-	size = add_size(VARHDRSZ + BLOOM_AGG_SERIAL_PREFIX + BLOOM_HEADER_BYTES, view.nbytes);
-	/* the largest filters fit in a value (1 GB), but not with the 28 bytes added here */
-	if (size > MaxAllocSize)
-		ereport(ERROR,
-				errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				errmsg("bloom filter aggregate state is too large to pass between processes"),
-				errdetail("A partial filter of m = " UINT64_FORMAT " bits serializes to %zu bytes; the limit is %zu bytes.",
-						  view.header.m, size, (Size) MaxAllocSize),
-				errhint("Aggregate filters this large without partial aggregation: SET max_parallel_workers_per_gather = 0 and enable_partitionwise_aggregate = off."));
-	result = (bytea *) palloc(size);
-	SET_VARSIZE(result, size);
-	out = VARDATA(result);
-	bloom_agg_serialize_request(state, out);
-	out += BLOOM_AGG_SERIAL_PREFIX;
-	bloom_header_write((uint8 *) out, &view.header);
-	memcpy(out + BLOOM_HEADER_BYTES, view.bits, view.nbytes);
+	kind = (uint32) state->kind;
+	memcpy(out, &kind, sizeof(kind));
+	out += sizeof(kind);
+	memcpy(out, &state->request.false_positive_rate, sizeof(double));
+	out += sizeof(double);
+	memcpy(out, &state->request.capacity, sizeof(int64));
+	out += sizeof(int64);
+	if (state->filter != NULL)
+	{
+		bloom_header_write((uint8 *) out, &view.header);
+		memcpy(out + BLOOM_HEADER_BYTES, view.bits, view.nbytes);
+	}
 	PG_RETURN_BYTEA_P(result);
-}
-
-void
-bloom_agg_raise_corrupt(const char *detail)
-{
-	ereport(ERROR,
-			errcode(ERRCODE_DATA_CORRUPTED),
-			errmsg("invalid serialized bloom filter aggregate state"),
-			errdetail("%s", detail));
 }
 
 /*
  * The inverse of the above, in CurrentMemoryContext.  The filter goes
  * through the same validation as every other filter that enters the server
- * (bloom_view_datum), and false_positive_rate and capacity must size exactly
- * that filter.
+ * (bloom_view_datum); a bloom_agg state's false_positive_rate and capacity
+ * must size exactly that filter, and the other kinds have neither.
  */
 PG_FUNCTION_INFO_V1(bloom_agg_deserialfn);
 Datum
 bloom_agg_deserialfn(PG_FUNCTION_ARGS)
 {
-	bytea	   *serialized;
-	const char *in;
-	Size		length;
+	BloomAggReader reader;
+	uint32		kind;
 	BloomAggState *state;
 	BloomFilter *filter;
 	BloomView	view;
 
-	bloom_agg_context(fcinfo, "bloom_agg_deserialfn");
-	serialized = PG_GETARG_BYTEA_PP(0);
-	in = VARDATA_ANY(serialized);
-	length = VARSIZE_ANY_EXHDR(serialized);
-	if (length < BLOOM_AGG_SERIAL_PREFIX)
-		bloom_agg_raise_corrupt("The state is too short.");
-
+	bloom_agg_reader_start(fcinfo, "bloom_agg_deserialfn", &reader);
 	state = (BloomAggState *) palloc0(sizeof(BloomAggState));
-	memcpy(&state->false_positive_rate, in, sizeof(double));
-	memcpy(&state->capacity, in + sizeof(double), sizeof(int64));
+	bloom_agg_read(&reader, &kind, sizeof(kind));
+	bloom_agg_read(&reader, &state->request.false_positive_rate, sizeof(double));
+	bloom_agg_read(&reader, &state->request.capacity, sizeof(int64));
+	if (kind != BLOOM_AGG_FIXED_CAPACITY && kind != BLOOM_AGG_LIKE_TEMPLATE &&
+		kind != BLOOM_AGG_SET_OPERATION)
+		bloom_agg_raise_corrupt("The kind of state is unknown.");
+	state->kind = (BloomAggKind) kind;
+	if (state->kind != BLOOM_AGG_FIXED_CAPACITY &&
+		(state->request.false_positive_rate != 0.0 || state->request.capacity != 0))
+		bloom_agg_raise_corrupt("A set operation or bloom_agg_like state has a false_positive_rate or a capacity.");
 
 	/* a bloom_agg_like state whose templates were all NULL: no filter */
-	if (length == BLOOM_AGG_SERIAL_PREFIX && state->capacity == BLOOM_AGG_LIKE_CAPACITY &&
-		state->false_positive_rate == 0.0)
+	if (reader.remaining == 0 && state->kind == BLOOM_AGG_LIKE_TEMPLATE)
 		PG_RETURN_POINTER(state);
-	if (length < BLOOM_AGG_SERIAL_PREFIX + BLOOM_HEADER_BYTES)
+	if (reader.remaining < BLOOM_HEADER_BYTES)
 		bloom_agg_raise_corrupt("The state is too short.");
 
 	/* the rest is the filter after its varlena length word */
-	length -= BLOOM_AGG_SERIAL_PREFIX;
-	filter = (BloomFilter *) palloc(VARHDRSZ + length);
-	SET_VARSIZE(filter, VARHDRSZ + length);
-	memcpy((char *) filter + VARHDRSZ, in + BLOOM_AGG_SERIAL_PREFIX, length);
+	filter = (BloomFilter *) palloc(VARHDRSZ + reader.remaining);
+	SET_VARSIZE(filter, VARHDRSZ + reader.remaining);
+	bloom_agg_read(&reader, (char *) filter + VARHDRSZ, reader.remaining);
 	bloom_view_datum(PointerGetDatum(filter), &view);
 	state->filter = filter;
 
-	if (state->capacity == 0 || state->capacity == BLOOM_AGG_LIKE_CAPACITY)
-	{
-		/* any shape: a set operation's or a template's */
-		if (state->false_positive_rate != 0.0)
-			bloom_agg_raise_corrupt("A set operation or bloom_agg_like state has a false_positive_rate.");
-	}
-	else
+	if (state->kind == BLOOM_AGG_FIXED_CAPACITY)
 	{
 		uint64_t	m;
 		uint32_t	k;
 		uint8_t		scheme;
 
-		if (bf_default_shape(state->false_positive_rate, state->capacity, &m, &k,
-							 &scheme) != BF_OK ||
+		if (bf_default_shape(state->request.false_positive_rate, state->request.capacity,
+							 &m, &k, &scheme) != BF_OK ||
 			m != view.header.m || k != view.header.k ||
 			view.header.hash_scheme != scheme)
 			bloom_agg_raise_corrupt("The filter does not have the shape its false_positive_rate and capacity give.");

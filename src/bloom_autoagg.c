@@ -25,16 +25,15 @@
  * bloom_agg(value, p) when p is a constant (as for bloom_agg with a
  * capacity, bloom_agg.c).
  */
-#include "bloom_pg.h"
+#include "bloom_agg.h"
 
 #include "catalog/pg_type.h"
-#include "utils/float.h"
 
 #include "core_autosize.h"
 
 typedef struct BloomAutoState
 {
-	double		false_positive_rate;
+	BloomAggRequest request;	/* the rate, and BLOOM_AGG_NO_CAPACITY */
 	uint32		k;
 	uint64		sketch_m;		/* M, from the rate */
 	bf_hashset	set;			/* exact phase: set.slots != NULL */
@@ -77,24 +76,23 @@ bloom_autoagg_state_new(double p)
 	BloomAutoState *state = (BloomAutoState *) palloc0(sizeof(BloomAutoState));
 
 	bloom_autoagg_shape(p, &state->k, &state->sketch_m);
-	state->false_positive_rate = p;
+	state->request.false_positive_rate = p;
+	state->request.capacity = BLOOM_AGG_NO_CAPACITY;
 	state->flags = bloom_new_filter_flags();
 	state->set.capacity = BLOOM_AUTO_INITIAL_SLOTS;
 	state->set.slots = (bf_hash *) palloc0(BLOOM_AUTO_INITIAL_SLOTS * sizeof(bf_hash));
 	return state;
 }
 
-/* Every row and every partial state must ask for the rate the first one did. */
-static void
+/*
+ * Every row and every partial state must ask for the rate the first one did
+ * (bloom_agg_check_request, with no capacity to compare).
+ */
+static inline void
 bloom_autoagg_check_rate(const BloomAutoState *state, double p)
 {
-	if (p != state->false_positive_rate)
-		ereport(ERROR,
-				errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				errmsg("bloom_agg: false_positive_rate must be the same in every row"),
-				errdetail("The filter is being built for false_positive_rate %s; a row has false_positive_rate %s.",
-						  float8out_internal(state->false_positive_rate),
-						  float8out_internal(p)));
+	if (p != state->request.false_positive_rate)
+		bloom_agg_raise_request_mismatch(&state->request, p, BLOOM_AGG_NO_CAPACITY);
 }
 
 /* The ERROR for a rate that n distinct values cannot meet within M bits. */
@@ -124,8 +122,8 @@ bloom_autoagg_to_sketch(BloomAutoState *state, MemoryContext aggcontext)
 	MemoryContext old_context;
 	Size		nbytes = bloom_payload_bytes(state->sketch_m);
 
-	if (bf_auto_exact_max_m(1, state->false_positive_rate, state->k, state->sketch_m) == 0)
-		bloom_autoagg_raise_rate_error(state->false_positive_rate,
+	if (bf_auto_exact_max_m(1, state->request.false_positive_rate, state->k, state->sketch_m) == 0)
+		bloom_autoagg_raise_rate_error(state->request.false_positive_rate,
 									   Max(state->set.count, 1), state->sketch_m);
 	old_context = MemoryContextSwitchTo(aggcontext);
 
@@ -178,7 +176,7 @@ static void
 bloom_autoagg_merge(BloomAutoState *into, BloomAutoState *from,
 					MemoryContext aggcontext)
 {
-	bloom_autoagg_check_rate(into, from->false_positive_rate);
+	bloom_autoagg_check_rate(into, from->request.false_positive_rate);
 	if (from->sketch != NULL)
 	{
 		if (into->sketch == NULL)
@@ -254,12 +252,12 @@ bloom_autoagg_result(BloomAutoState *state, double p)
 	{
 		bloom_autoagg_flush(state);
 		m = bf_auto_choose_sketch(state->sketch, state->sketch_m, state->k,
-								  state->false_positive_rate);
+								  state->request.false_positive_rate);
 		if (m == 0)
 			ereport(ERROR,
 					errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 					errmsg("bloom_agg: too many distinct values for a self-sized filter at false_positive_rate %g",
-						   state->false_positive_rate),
+						   state->request.false_positive_rate),
 					errdetail("A self-sized filter at this rate has at most m = " UINT64_FORMAT " bits, which cannot hold about %.0f distinct values at the rate.",
 							  state->sketch_m,
 							  bf_estimate_cardinality(state->sketch_m, state->k, BLOOM_HASH_XXH3_EDH,
@@ -303,7 +301,7 @@ bloom_autoagg_default_finalfn(PG_FUNCTION_ARGS)
 	{
 		BloomAutoState *state = (BloomAutoState *) PG_GETARG_POINTER(0);
 
-		PG_RETURN_POINTER(bloom_autoagg_result(state, state->false_positive_rate));
+		PG_RETURN_POINTER(bloom_autoagg_result(state, state->request.false_positive_rate));
 	}
 	PG_RETURN_POINTER(bloom_autoagg_result(NULL, BF_DEFAULT_FALSE_POSITIVE_RATE));
 }
@@ -317,25 +315,19 @@ PG_FUNCTION_INFO_V1(bloom_autoagg_finalfn);
 Datum
 bloom_autoagg_finalfn(PG_FUNCTION_ARGS)
 {
-	Aggref	   *aggref;
-	Const	   *p_const;
+	Datum		p;
 
 	bloom_agg_context(fcinfo, "bloom_autoagg_finalfn");
 	if (!PG_ARGISNULL(0))
 	{
 		BloomAutoState *state = (BloomAutoState *) PG_GETARG_POINTER(0);
 
-		PG_RETURN_POINTER(bloom_autoagg_result(state, state->false_positive_rate));
+		PG_RETURN_POINTER(bloom_autoagg_result(state, state->request.false_positive_rate));
 	}
 
-	/* the value and the rate come first; ORDER BY expressions may follow */
-	aggref = bloom_agg_call(fcinfo);
-	if (aggref == NULL || list_length(aggref->args) < 2)
+	if (!bloom_agg_call_constant(bloom_agg_call(fcinfo), 1, FLOAT8OID, &p))
 		PG_RETURN_NULL();
-	p_const = (Const *) list_nth_node(TargetEntry, aggref->args, 1)->expr;
-	if (!IsA(p_const, Const) || p_const->constisnull || p_const->consttype != FLOAT8OID)
-		PG_RETURN_NULL();
-	PG_RETURN_POINTER(bloom_autoagg_result(NULL, DatumGetFloat8(p_const->constvalue)));
+	PG_RETURN_POINTER(bloom_autoagg_result(NULL, DatumGetFloat8(p)));
 }
 
 /*
@@ -347,21 +339,21 @@ PG_FUNCTION_INFO_V1(bloom_autoagg_combinefn);
 Datum
 bloom_autoagg_combinefn(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcontext = bloom_agg_context(fcinfo, "bloom_autoagg_combinefn");
-	BloomAutoState *state1 = PG_ARGISNULL(0) ? NULL : (BloomAutoState *) PG_GETARG_POINTER(0);
-	BloomAutoState *state2 = PG_ARGISNULL(1) ? NULL : (BloomAutoState *) PG_GETARG_POINTER(1);
+	MemoryContext aggcontext;
+	void	   *arg1;
+	void	   *arg2;
+	BloomAutoState *state1;
+	BloomAutoState *state2;
 
-	if (state2 == NULL)
-	{
-		if (state1 == NULL)
-			PG_RETURN_NULL();
-		PG_RETURN_POINTER(state1);
-	}
+	if (!bloom_agg_combine_start(fcinfo, "bloom_autoagg_combinefn", &aggcontext, &arg1, &arg2))
+		return bloom_agg_return_state(fcinfo, arg1);
+	state1 = (BloomAutoState *) arg1;
+	state2 = (BloomAutoState *) arg2;
 	if (state1 == NULL)
 	{
 		MemoryContext old_context = MemoryContextSwitchTo(aggcontext);
 
-		state1 = bloom_autoagg_state_new(state2->false_positive_rate);
+		state1 = bloom_autoagg_state_new(state2->request.false_positive_rate);
 		MemoryContextSwitchTo(old_context);
 	}
 	bloom_autoagg_merge(state1, state2, aggcontext);
@@ -401,7 +393,7 @@ bloom_autoagg_serialfn(PG_FUNCTION_ARGS)
 	bloom_agg_context(fcinfo, "bloom_autoagg_serialfn");
 	state = (BloomAutoState *) PG_GETARG_POINTER(0);
 	memset(&header, 0, sizeof(header));
-	header.false_positive_rate = state->false_positive_rate;
+	header.false_positive_rate = state->request.false_positive_rate;
 	header.k = state->k;
 	header.flags = state->flags;
 	if (state->sketch != NULL)
@@ -418,9 +410,7 @@ bloom_autoagg_serialfn(PG_FUNCTION_ARGS)
 		payload = mul_size(state->set.count, sizeof(bf_hash));
 	}
 
-	result = (bytea *) palloc(add_size(VARHDRSZ + sizeof(header), payload));
-	SET_VARSIZE(result, VARHDRSZ + sizeof(header) + payload);
-	out = VARDATA(result);
+	result = bloom_agg_serial_new(add_size(sizeof(header), payload), &out);
 	memcpy(out, &header, sizeof(header));
 	out += sizeof(header);
 	if (state->sketch != NULL)
@@ -444,23 +434,14 @@ PG_FUNCTION_INFO_V1(bloom_autoagg_deserialfn);
 Datum
 bloom_autoagg_deserialfn(PG_FUNCTION_ARGS)
 {
-	bytea	   *serialized;
-	const char *in;
-	Size		length;
+	BloomAggReader reader;
 	BloomAutoSerialHeader header;
 	BloomAutoState *state;
 	uint32		k;
 	uint64		sketch_m;
 
-	bloom_agg_context(fcinfo, "bloom_autoagg_deserialfn");
-	serialized = PG_GETARG_BYTEA_PP(0);
-	in = VARDATA_ANY(serialized);
-	length = VARSIZE_ANY_EXHDR(serialized);
-	if (length < sizeof(header))
-		bloom_agg_raise_corrupt("The state is too short.");
-	memcpy(&header, in, sizeof(header));
-	in += sizeof(header);
-	length -= sizeof(header);
+	bloom_agg_reader_start(fcinfo, "bloom_autoagg_deserialfn", &reader);
+	bloom_agg_read(&reader, &header, sizeof(header));
 
 	if (bf_auto_shape(header.false_positive_rate, &k, &sketch_m) != BF_OK ||
 		k != header.k)
@@ -472,22 +453,22 @@ bloom_autoagg_deserialfn(PG_FUNCTION_ARGS)
 
 	if (header.phase == BLOOM_AUTO_PHASE_SKETCH)
 	{
-		if (header.count != sketch_m || length != bloom_payload_bytes(sketch_m))
+		if (header.count != sketch_m || reader.remaining != bloom_payload_bytes(sketch_m))
 			bloom_agg_raise_corrupt("The sketch does not have the size its false-positive rate gives.");
 		pfree(state->set.slots);
 		memset(&state->set, 0, sizeof(state->set));
-		state->sketch = (uint8 *) palloc(length);
-		memcpy(state->sketch, in, length);
+		state->sketch = (uint8 *) palloc(reader.remaining);
+		bloom_agg_read(&reader, state->sketch, reader.remaining);
 	}
 	else if (header.phase == BLOOM_AUTO_PHASE_EXACT)
 	{
-		if (header.count > BF_AUTO_EXACT_LIMIT || length != header.count * sizeof(bf_hash))
+		if (header.count > BF_AUTO_EXACT_LIMIT || reader.remaining != header.count * sizeof(bf_hash))
 			bloom_agg_raise_corrupt("The number of hashes is out of range or does not match the length.");
 		for (uint64 i = 0; i < header.count; i++)
 		{
 			bf_hash		hash;
 
-			memcpy(&hash, in + i * sizeof(hash), sizeof(hash));
+			bloom_agg_read(&reader, &hash, sizeof(hash));
 			bloom_autoagg_reserve(state, CurrentMemoryContext);
 			if (!bf_hashset_add(&state->set, hash))
 				bloom_agg_raise_corrupt("A hash appears twice.");

@@ -5,18 +5,6 @@
  */
 #include "bloom_pg.h"
 
-/*
- * A view's hash scheme was checked when it was read (bf_check_header), so
- * only a scheme accepted there but not implemented here gets this far: an
- * internal error, not one a user can cause.
- */
-pg_noreturn static void
-bloom_unexpected_hash_scheme(const BloomView *view)
-{
-	elog(ERROR, "unexpected bloom hash scheme %u", view->header.hash_scheme);
-	pg_unreachable();
-}
-
 /* The membership test both contains functions share: the semi-join hot path. */
 static pg_attribute_always_inline bool
 bloom_test_arguments(FunctionCallInfo fcinfo, int filter_argno, int value_argno)
@@ -28,16 +16,7 @@ bloom_test_arguments(FunctionCallInfo fcinfo, int filter_argno, int value_argno)
 	bloom_getarg(fcinfo, filter_argno, &view);
 	encoder = bloom_call_encoder(fcinfo, value_argno);
 	hash = bloom_encoder_hash(encoder, PG_GETARG_DATUM(value_argno), view.header.flags, NULL);
-	/* a constant scheme in each case, so that each inlines one path */
-	switch (view.header.hash_scheme)
-	{
-		case BLOOM_HASH_XXH3_EDH:
-			return bf_contains(view.bits, view.header.m, view.header.k, BLOOM_HASH_XXH3_EDH, hash);
-		case BLOOM_HASH_XXH3_BLOCKED:
-			return bf_contains(view.bits, view.header.m, view.header.k, BLOOM_HASH_XXH3_BLOCKED,
-							   hash);
-	}
-	bloom_unexpected_hash_scheme(&view);
+	return bf_contains(view.bits, view.header.m, view.header.k, view.header.hash_scheme, hash);
 }
 
 PG_FUNCTION_INFO_V1(bloom_add);
@@ -57,17 +36,8 @@ bloom_add(PG_FUNCTION_ARGS)
 	bloom_getarg(fcinfo, 0, &view);
 	encoder = bloom_call_encoder(fcinfo, 1);
 	filter = bloom_copy(&view);
-	switch (view.header.hash_scheme)
-	{
-		case BLOOM_HASH_XXH3_EDH:
-		case BLOOM_HASH_XXH3_BLOCKED:
-			bf_add(filter->bits, filter->m, filter->k, filter->hash_scheme,
-				   bloom_encoder_hash(encoder, PG_GETARG_DATUM(1),
-									  filter->flags, &filter->flags));
-			break;
-		default:
-			bloom_unexpected_hash_scheme(&view);
-	}
+	bf_add(filter->bits, filter->m, filter->k, filter->hash_scheme,
+		   bloom_encoder_hash(encoder, PG_GETARG_DATUM(1), filter->flags, &filter->flags));
 	PG_RETURN_POINTER(filter);
 }
 

@@ -3,7 +3,7 @@
  *
  * A filter only answers "was this value added?" correctly if a value is
  * turned into the same bytes every time, on every machine, by every release,
- * whoever is connected.  The hash (XXH3-128, see core.c) is therefore taken
+ * whoever is connected.  The hash (XXH3-128, bf_hash_bytes in core.h) is therefore taken
  * of a canonical encoding of the value, chosen so that values SQL considers
  * equal across the common types hash equally:
  *

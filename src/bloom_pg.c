@@ -252,9 +252,8 @@ bloom_alloc_unfilled_aligned(uint64 m, uint32 k, uint8 hash_scheme, bool align_b
 	uint64		size = BLOOM_BITS_OFFSET + bloom_payload_bytes(m);
 	BloomFilter *filter;
 
-	/* Callers checked the shape; this is the last line of defence. */
-	if (m < 1 || m > BLOOM_M_MAX || k < BLOOM_K_MIN || k > BLOOM_K_MAX)
-		elog(ERROR, "invalid bloom filter shape m = " UINT64_FORMAT ", k = %u", m, k);
+	/* every caller's shape is checked: by the core's sizing, or as a filter's header */
+	Assert(m >= 1 && m <= BLOOM_M_MAX && k >= BLOOM_K_MIN && k <= BLOOM_K_MAX);
 
 	/* the slack would take a filter near the limit past MaxAllocSize */
 	if (align_bits && size + BF_BLOCK_BYTES <= MaxAllocSize)
@@ -278,8 +277,8 @@ bloom_alloc_unfilled_aligned(uint64 m, uint32 k, uint8 hash_scheme, bool align_b
 /*
  * Zero (src NULL) or copy a bit array a stride at a time, checking for
  * interrupts in between: the first write to a freshly allocated large array
- * takes page faults (measured at about 1.5 s per GB on a small machine), and
- * a query cancel should not wait for them.
+ * takes a page fault every page, and a query cancel should not wait for all
+ * of them.
  */
 void
 bloom_fill_bits(uint8 *dst, const uint8 *src, size_t nbytes)
@@ -321,6 +320,20 @@ bloom_alloc(uint64 m, uint32 k, uint8 hash_scheme)
 
 	bloom_fill_bits(filter->bits, NULL, bloom_payload_bytes(m));
 	return filter;
+}
+
+BloomFilter *
+bloom_alloc_optimal(const char *operation, double p, int64 n, bool for_state)
+{
+	uint64_t	m = 0;
+	uint32_t	k = 0;
+	uint8_t		scheme;
+	bf_status	status;
+
+	status = bf_default_shape(p, n, &m, &k, &scheme);
+	if (status != BF_OK)
+		bloom_raise_shape_error(status, operation, m, k, p, n);
+	return for_state ? bloom_alloc_state(m, k, scheme) : bloom_alloc(m, k, scheme);
 }
 
 BloomFilter *

@@ -60,6 +60,14 @@ extern BloomFilter *bloom_alloc(uint64 m, uint32 k, uint8 hash_scheme);
 extern BloomFilter *bloom_alloc_state(uint64 m, uint32 k, uint8 hash_scheme);
 
 /*
+ * An empty filter sized for capacity n at false-positive rate p, in
+ * CurrentMemoryContext, allocated as bloom_alloc_state does when for_state;
+ * the shape errors name operation.
+ */
+extern BloomFilter *bloom_alloc_optimal(const char *operation, double p, int64 n,
+										bool for_state);
+
+/*
  * A new filter with the header's shape (m, k, hash scheme) and flags, its
  * bit array not initialized: the caller writes all of it.  In
  * CurrentMemoryContext.  The functions above give a new filter the flags
@@ -101,33 +109,6 @@ typedef enum BloomSetOp
 
 extern BloomFilter *bloom_setop_fold(BloomSetOp op, const char *operation,
 									 BloomFilter *result, const BloomView *input);
-
-/*
- * An empty filter sized for capacity n at false-positive rate p
- * (bloom_setops.c), in CurrentMemoryContext; the shape errors name
- * operation.
- */
-extern BloomFilter *bloom_alloc_optimal(const char *operation, double p, int64 n,
-									   bool for_state);
-
-/*
- * The aggregate memory context (bloom_agg.c); ERROR, naming function, when
- * not called as an aggregate.
- */
-extern MemoryContext bloom_agg_context(FunctionCallInfo fcinfo, const char *function);
-
-/*
- * The Aggref of the aggregate call being finalized (bloom_agg.c), followed
- * down the plan from a Finalize Aggregate to the partial one; NULL in a
- * window or when it cannot be found.
- */
-extern Aggref *bloom_agg_call(FunctionCallInfo fcinfo);
-
-/*
- * ERROR XX001 for a serialized aggregate state (from a parallel worker) that
- * does not hold together; detail says what is wrong (bloom_agg.c).
- */
-pg_noreturn extern void bloom_agg_raise_corrupt(const char *detail);
 
 /* The type's input function (bloom_io.c), by which the type is recognized. */
 extern PGDLLEXPORT Datum bloom_in(PG_FUNCTION_ARGS);

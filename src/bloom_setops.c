@@ -43,20 +43,6 @@
 
 /* ---- construction ---- */
 
-BloomFilter *
-bloom_alloc_optimal(const char *operation, double p, int64 n, bool for_state)
-{
-	uint64_t	m = 0;
-	uint32_t	k = 0;
-	uint8_t		scheme;
-	bf_status	status;
-
-	status = bf_default_shape(p, n, &m, &k, &scheme);
-	if (status != BF_OK)
-		bloom_raise_shape_error(status, operation, m, k, p, n);
-	return for_state ? bloom_alloc_state(m, k, scheme) : bloom_alloc(m, k, scheme);
-}
-
 PG_FUNCTION_INFO_V1(bloom_empty);
 Datum
 bloom_empty(PG_FUNCTION_ARGS)
@@ -239,7 +225,7 @@ bloom_ne(PG_FUNCTION_ARGS)
 }
 
 /*
- * XXH3_64bits_withSeed over exactly what bloom_equal compares, so equal
+ * XXH3_64bits_withSeed over exactly what bloom_eq compares, so equal
  * filters hash equally: hash_scheme (1 byte), k (1 byte), m (8 bytes,
  * little-endian whatever the machine) and then the bit array, which is
  * already byte-order independent.  The bits are fed in slices so a query on

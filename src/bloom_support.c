@@ -76,7 +76,7 @@
  * value and reading k bits of a filter in the CPU cache, plus
  * BLOOM_COST_CACHE_MISS times the chance that a bit is not in a cache of
  * BLOOM_COST_CACHE_BYTES, 1 - cache / bytes.  The k reads are issued
- * together (bloom_element.c), so their misses overlap and the cost hardly
+ * together (core_probe.h), so their misses overlap and the cost hardly
  * depends on k.  A filter whose size is not known at plan time is costed as
  * one of BLOOM_COST_UNKNOWN_BYTES, the bench's filter of 1,000,000 values at
  * 1%.
@@ -166,7 +166,7 @@ bloom_type_is_hashable(Oid typid)
  * input function being this module's bloom_in (its OID and schema vary).  A
  * superuser can attach the estimator or the support function to a function
  * of any argument types, and a datum of another type must not be read as a
- * filter: a pass-by-value int4 read as a pointer crashed the backend.
+ * filter: a pass-by-value int4 read as a pointer is no address at all.
  */
 static bool
 bloom_is_filter_type(Oid typid)

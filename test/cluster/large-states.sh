@@ -5,7 +5,7 @@
 #
 # bloom_agg(x, 0.5, 5954088800) sizes a filter of m = 8,589,934,385 bits,
 # 1,073,741,800 bytes of bits: it fits in a value (1 GB), but its serialized
-# partial state, 28 bytes more, does not.  In a parallel plan the partial
+# partial state, 32 bytes more, does not.  In a parallel plan the partial
 # aggregate must then stop with a clean 54000 that says what to do, not an
 # internal error (XX000 "invalid memory alloc request size") from palloc;
 # the same aggregate without parallelism must still work.  About 2 GB of

@@ -1,0 +1,112 @@
+/*
+ * bloom_agg.h: what the aggregate files (bloom_agg.c, bloom_autoagg.c)
+ * share, defined in bloom_agg_common.c: the aggregate memory context, the
+ * aggregate call (Aggref) and its constant arguments, the check that every
+ * row asks for the filter the first one did, the NULL cases of a combine
+ * function, and the reading and writing of serialized states.
+ */
+#ifndef BLOOM_AGG_H
+#define BLOOM_AGG_H
+
+#include "bloom_pg.h"
+
+#include "nodes/execnodes.h"
+
+/* Whether the call is an aggregate's, as AggCheckCallContext decides it. */
+static inline bool
+bloom_in_aggregate(FunctionCallInfo fcinfo)
+{
+	return fcinfo->context != NULL &&
+		(IsA(fcinfo->context, AggState) || IsA(fcinfo->context, WindowAggState));
+}
+
+/* The aggregate memory context; ERROR, naming function, when not called as an aggregate. */
+extern MemoryContext bloom_agg_context(FunctionCallInfo fcinfo, const char *function);
+
+/*
+ * The Aggref of the aggregate call being finalized, followed down the plan
+ * from a Finalize Aggregate to the partial one; NULL in a window or when it
+ * cannot be found.
+ */
+extern Aggref *bloom_agg_call(FunctionCallInfo fcinfo);
+
+/*
+ * Argument argno of aggregate call aggref (NULL: unknown; argument 0 is the
+ * value) in *value, if it is a non-NULL constant of type typid: how a final
+ * function with no rows learns what the call asked for.
+ */
+extern bool bloom_agg_call_constant(Aggref *aggref, int argno, Oid typid, Datum *value);
+
+/* What bloom_agg was asked for, kept in its state. */
+typedef struct BloomAggRequest
+{
+	double		false_positive_rate;
+	int64		capacity;		/* BLOOM_AGG_NO_CAPACITY for the self-sizing forms */
+} BloomAggRequest;
+
+#define BLOOM_AGG_NO_CAPACITY (-1)
+
+/* The ERROR for a row that asks for (p, n) after first: 22023, naming both. */
+pg_noreturn extern void bloom_agg_raise_request_mismatch(const BloomAggRequest *first,
+														 double p, int64 n);
+
+/*
+ * Every row (and every partial state) of bloom_agg must ask for the
+ * false_positive_rate p and capacity n the first one did: the shape alone
+ * is not enough, or the result would depend on which row came first.
+ * Inline, as it runs on every row.
+ */
+static inline void
+bloom_agg_check_request(const BloomAggRequest *first, double p, int64 n)
+{
+	if (p != first->false_positive_rate || n != first->capacity)
+		bloom_agg_raise_request_mismatch(first, p, n);
+}
+
+/*
+ * The start of a combine function: the aggregate context and the two
+ * partial states (NULL: no input).  Returns false when there is nothing to
+ * fold, state2 being NULL (the identity): the caller then returns state1 as
+ * it is, with bloom_agg_return_state.
+ */
+extern bool bloom_agg_combine_start(FunctionCallInfo fcinfo, const char *function,
+									MemoryContext *aggcontext, void **state1, void **state2);
+
+/* Return a state, or SQL NULL for none (no input yet). */
+static inline Datum
+bloom_agg_return_state(FunctionCallInfo fcinfo, void *state)
+{
+	if (state == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_POINTER(state);
+}
+
+/*
+ * Serialized states only pass between the processes of one query, so their
+ * numbers are in native byte order.  A new one of length bytes after the
+ * varlena header, in CurrentMemoryContext, with *out at its first byte;
+ * ERROR 54000 when it would exceed MaxAllocSize.
+ */
+extern bytea *bloom_agg_serial_new(Size length, char **out);
+
+/* A serialized state being read, front to back. */
+typedef struct BloomAggReader
+{
+	const char *next;
+	Size		remaining;
+} BloomAggReader;
+
+/* Start reading the serialized state in argument 0 of a deserialize function. */
+extern void bloom_agg_reader_start(FunctionCallInfo fcinfo, const char *function,
+								   BloomAggReader *reader);
+
+/* Copy the next length bytes to dst; ERROR XX001 when fewer remain. */
+extern void bloom_agg_read(BloomAggReader *reader, void *dst, Size length);
+
+/*
+ * ERROR XX001 for a serialized state that does not hold together; detail
+ * says what is wrong.
+ */
+pg_noreturn extern void bloom_agg_raise_corrupt(const char *detail);
+
+#endif							/* BLOOM_AGG_H */
