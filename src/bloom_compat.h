@@ -48,4 +48,14 @@
 #define pg_noreturn pg_attribute_noreturn()
 #endif
 
+/*
+ * 18 gave vacuum_delay_point() an argument saying whether ANALYZE (true)
+ * or VACUUM calls it.  Callers include commands/vacuum.h.
+ */
+#if PG_VERSION_NUM >= 180000
+#define vacuum_delay_point_analyze() vacuum_delay_point(true)
+#else
+#define vacuum_delay_point_analyze() vacuum_delay_point()
+#endif
+
 #endif							/* BLOOM_COMPAT_H */
