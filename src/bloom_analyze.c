@@ -16,6 +16,8 @@
  */
 #include "bloom_pg.h"
 
+#include <math.h>
+
 #include "access/detoast.h"
 #include "commands/vacuum.h"
 #include "utils/memutils.h"

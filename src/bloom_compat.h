@@ -58,4 +58,14 @@
 #define vacuum_delay_point_analyze() vacuum_delay_point()
 #endif
 
+/*
+ * 19 gave table_beginscan() a last argument of ScanOptions flags; none is
+ * needed here.  Callers include access/tableam.h.
+ */
+#if PG_VERSION_NUM >= 190000
+#define table_beginscan_plain(rel, snapshot) table_beginscan(rel, snapshot, 0, NULL, 0)
+#else
+#define table_beginscan_plain(rel, snapshot) table_beginscan(rel, snapshot, 0, NULL)
+#endif
+
 #endif							/* BLOOM_COMPAT_H */

@@ -472,7 +472,7 @@ bloom_peek_initplan_filter(PlannerInfo *subroot, RelOptInfo *rel, Var *var,
 	econtext = GetPerTupleExprContext(estate);
 	qual_state = ExecPrepareQual(quals, estate);
 	slot = table_slot_create(relation, NULL);
-	scan = table_beginscan(relation, GetActiveSnapshot(), 0, NULL);
+	scan = table_beginscan_plain(relation, GetActiveSnapshot());
 	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
 	{
 		CHECK_FOR_INTERRUPTS();
