@@ -38,11 +38,18 @@
  * with the default statistics target (101 bounds), a 2% selectivity is seen
  * as 2 +- 1.4 bounds; raise the column's target for a tighter estimate.
  *
- * When the filter is not known at plan time, above all an InitPlan such as
- * bloom_contains((SELECT f FROM t), x), nothing about it can be used: the
- * estimate is PostgreSQL's default for a boolean function, 1/3 of the
- * non-NULL rows (README, "Planner estimates", says how to write the query so
- * that the planner sees the filter).  Join clauses keep the defaults.
+ * An InitPlan, bloom_contains((SELECT f FROM t WHERE ...), x), is a Param
+ * set by a SubPlan of root->init_plans, whose planned query is in
+ * root->glob->subroots.  When that query is SELECT column FROM table
+ * [WHERE column = constant ...] on a small table the user may read, the
+ * planner reads the filter as the executor will and uses it as above.
+ * Otherwise, when its output is a bloom column, that column's statistics
+ * (bloom_analyze.c) stand for the filter: member = min(1, n* / D) with the
+ * median n* of the sampled filters, and their mean rate for (X/m)^k.  A join
+ * clause between a bloom column and a value column is estimated per pair of
+ * rows the same way, with the mean n* and the filters' NULL fraction.
+ * Anything else (an expression, no statistics, a semi-join) gets
+ * PostgreSQL's default for a boolean function, 1/3 of the non-NULL rows.
  *
  * Cost.  A call hashes the value and reads k bits.  The reads are random
  * accesses: cheap while the filter sits in the CPU cache, a cache miss each
