@@ -50,3 +50,32 @@ COMMENT ON AGGREGATE bloom_agg_like(pg_catalog.anyelement, bloom) IS
 -- The array type bloom[] is a member of the extension from PostgreSQL 17 on,
 -- and is listed with the others in \dT+.
 COMMENT ON TYPE bloom[] IS 'array of bloom filters (the variadic bloom_union and bloom_intersection take one)';
+
+--
+-- Statistics of bloom columns (src/bloom_analyze.c): ANALYZE keeps the
+-- sampled filters' estimated cardinalities, false-positive rates, fill and
+-- k, from which the planner estimates a filter it cannot see: an InitPlan's
+-- (SELECT f FROM t ...) or a join to a table of filters (src/bloom_support.c).
+--
+
+CREATE FUNCTION bloom_typanalyze(pg_catalog.internal) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'bloom_typanalyze'
+	LANGUAGE C STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_typanalyze(pg_catalog.internal) IS
+	'ANALYZE of bloom columns: the standard statistics, and the sampled filters'' estimated cardinalities, false-positive rates, fill and k';
+
+ALTER TYPE bloom SET (ANALYZE = bloom_typanalyze);
+
+CREATE FUNCTION bloom_contains_join_selectivity(pg_catalog.internal, pg_catalog.oid,
+												pg_catalog.internal, pg_catalog.int2,
+												pg_catalog.internal)
+	RETURNS pg_catalog.float8
+	AS 'MODULE_PATHNAME', 'bloom_contains_join_selectivity'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contains_join_selectivity(pg_catalog.internal, pg_catalog.oid,
+													pg_catalog.internal, pg_catalog.int2,
+													pg_catalog.internal) IS
+	'join selectivity estimator for the @> and <@ operators, from the statistics of the filter column';
+
+ALTER OPERATOR @> (bloom, pg_catalog.anyelement) SET (JOIN = bloom_contains_join_selectivity);
+ALTER OPERATOR <@ (pg_catalog.anyelement, bloom) SET (JOIN = bloom_contains_join_selectivity);

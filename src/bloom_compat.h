@@ -48,4 +48,24 @@
 #define pg_noreturn pg_attribute_noreturn()
 #endif
 
+/*
+ * 18 gave vacuum_delay_point() an argument saying whether ANALYZE (true)
+ * or VACUUM calls it.  Callers include commands/vacuum.h.
+ */
+#if PG_VERSION_NUM >= 180000
+#define vacuum_delay_point_analyze() vacuum_delay_point(true)
+#else
+#define vacuum_delay_point_analyze() vacuum_delay_point()
+#endif
+
+/*
+ * 19 gave table_beginscan() a last argument of ScanOptions flags; none is
+ * needed here.  Callers include access/tableam.h.
+ */
+#if PG_VERSION_NUM >= 190000
+#define table_beginscan_plain(rel, snapshot) table_beginscan(rel, snapshot, 0, NULL, 0)
+#else
+#define table_beginscan_plain(rel, snapshot) table_beginscan(rel, snapshot, 0, NULL)
+#endif
+
 #endif							/* BLOOM_COMPAT_H */

@@ -41,8 +41,8 @@ bloom_call_cache(FunctionCallInfo fcinfo)
 	return (BloomCallCache *) fcinfo->flinfo->fn_extra;
 }
 
-void
-bloom_view_datum(Datum datum, BloomView *view)
+bf_status
+bloom_view_datum_status(Datum datum, BloomView *view)
 {
 	/*
 	 * Any form a varlena can take: inline with a 1-byte or 4-byte header
@@ -61,16 +61,21 @@ bloom_view_datum(Datum datum, BloomView *view)
 	length = VARSIZE_ANY_EXHDR(value);
 
 	if (length < BLOOM_HEADER_BYTES)
-		status = BF_LENGTH;
-	else
-	{
-		bloom_header_read(body, &view->header);
-		view->bits = body + BLOOM_HEADER_BYTES;
-		view->nbytes = length - BLOOM_HEADER_BYTES;
-		status = bf_check_header(&view->header);
-		if (status == BF_OK)
-			status = bf_check_bits(&view->header, view->bits, view->nbytes);
-	}
+		return BF_LENGTH;
+	bloom_header_read(body, &view->header);
+	view->bits = body + BLOOM_HEADER_BYTES;
+	view->nbytes = length - BLOOM_HEADER_BYTES;
+	status = bf_check_header(&view->header);
+	if (status == BF_OK)
+		status = bf_check_bits(&view->header, view->bits, view->nbytes);
+	return status;
+}
+
+void
+bloom_view_datum(Datum datum, BloomView *view)
+{
+	bf_status	status = bloom_view_datum_status(datum, view);
+
 	if (status != BF_OK)
 		ereport(ERROR,
 				errcode(ERRCODE_DATA_CORRUPTED),

@@ -37,6 +37,29 @@ typedef struct BloomView
  */
 extern void bloom_view_datum(Datum datum, BloomView *view);
 
+/*
+ * The same without the ERROR, for ANALYZE, which skips a damaged value: the
+ * view is valid only when BF_OK is returned.  The expanded copy, if any, is
+ * in CurrentMemoryContext either way.
+ */
+extern bf_status bloom_view_datum_status(Datum datum, BloomView *view);
+
+/*
+ * Statistics of a bloom column (bloom_analyze.c): ANALYZE keeps, in a
+ * pg_statistic slot of kind BLOOM_STATISTIC_KIND, stanumbers describing the
+ * sampled non-NULL filters, indexed as below.  PostgreSQL reserves no range
+ * of kinds for extensions in general; pg_statistic.h says private use may
+ * pick one at random in 10000-30000, which this is.  The slot has no values.
+ */
+#define BLOOM_STATISTIC_KIND 17707
+#define BLOOM_STATISTIC_MEAN_CARDINALITY 0	/* mean Swamidass-Baldi n* */
+#define BLOOM_STATISTIC_MEDIAN_CARDINALITY 1	/* median n* */
+#define BLOOM_STATISTIC_MEAN_FPR 2	/* mean current false-positive rate */
+#define BLOOM_STATISTIC_MEAN_FILL 3	/* mean fill ratio X/m */
+#define BLOOM_STATISTIC_MEAN_K 4	/* mean k */
+#define BLOOM_STATISTIC_FILTERS 5	/* how many filters were read */
+#define BLOOM_STATISTIC_NUMBERS 6
+
 /* View of a filter this code built. */
 extern void bloom_view_filter(const BloomFilter *filter, BloomView *view);
 

@@ -38,11 +38,18 @@
  * with the default statistics target (101 bounds), a 2% selectivity is seen
  * as 2 +- 1.4 bounds; raise the column's target for a tighter estimate.
  *
- * When the filter is not known at plan time, above all an InitPlan such as
- * bloom_contains((SELECT f FROM t), x), nothing about it can be used: the
- * estimate is PostgreSQL's default for a boolean function, 1/3 of the
- * non-NULL rows (README, "Planner estimates", says how to write the query so
- * that the planner sees the filter).  Join clauses keep the defaults.
+ * An InitPlan, bloom_contains((SELECT f FROM t WHERE ...), x), is a Param
+ * set by a SubPlan of root->init_plans, whose planned query is in
+ * root->glob->subroots.  When that query is SELECT column FROM table
+ * [WHERE column = constant ...] on a small table the user may read, the
+ * planner reads the filter as the executor will and uses it as above.
+ * Otherwise, when its output is a bloom column, that column's statistics
+ * (bloom_analyze.c) stand for the filter: member = min(1, n* / D) with the
+ * median n* of the sampled filters, and their mean rate for (X/m)^k.  A join
+ * clause between a bloom column and a value column is estimated per pair of
+ * rows the same way, with the mean n* and the filters' NULL fraction.
+ * Anything else (an expression, no statistics, a semi-join) gets
+ * PostgreSQL's default for a boolean function, 1/3 of the non-NULL rows.
  *
  * Cost.  A call hashes the value and reads k bits.  The reads are random
  * accesses: cheap while the filter sits in the CPU cache, a cache miss each
@@ -55,16 +62,26 @@
 
 #include "access/detoast.h"
 #include "access/htup_details.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
+#include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/supportnodes.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "parser/parsetree.h"
+#include "storage/bufmgr.h"
+#include "utils/acl.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/rls.h"
 #include "utils/selfuncs.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/typcache.h"
 
@@ -309,6 +326,324 @@ bloom_column_selectivity(VariableStatData *vardata, BloomEncoder *encoder,
 }
 
 /*
+ * P(value passes a filter the planner cannot see) from the filter's
+ * estimated cardinality and false-positive rate (from the statistics of the
+ * bloom column it comes from): member = min(1, n* / D), with D the value
+ * column's number of distinct values (its row count without statistics),
+ * then the formula at the top of the file.  NULL values never pass.
+ */
+static double
+bloom_unseen_filter_selectivity(VariableStatData *value_vardata, double cardinality,
+								double false_positive_rate)
+{
+	bool		distinct_is_default;
+	double		distinct = get_variable_numdistinct(value_vardata, &distinct_is_default);
+	double		member;
+	double		selectivity;
+
+	if (distinct_is_default && value_vardata->rel != NULL && value_vardata->rel->tuples > 0)
+		distinct = value_vardata->rel->tuples;
+	member = Min(1.0, cardinality / Max(distinct, 1.0));
+	CLAMP_PROBABILITY(false_positive_rate);
+	selectivity = (1.0 - bloom_null_fraction(value_vardata)) *
+		(member + (1.0 - member) * false_positive_rate);
+	CLAMP_PROBABILITY(selectivity);
+	return selectivity;
+}
+
+/*
+ * The numbers of a bloom column's statistics slot (bloom_analyze.c), in
+ * numbers[BLOOM_STATISTIC_NUMBERS]; false when ANALYZE kept none.
+ */
+static bool
+bloom_filter_column_statistics(VariableStatData *vardata, double *numbers)
+{
+	AttStatsSlot sslot;
+	bool		found = false;
+
+	if (!HeapTupleIsValid(vardata->statsTuple))
+		return false;
+	if (get_attstatsslot(&sslot, vardata->statsTuple, BLOOM_STATISTIC_KIND,
+						 InvalidOid, ATTSTATSSLOT_NUMBERS))
+	{
+		if (sslot.nnumbers >= BLOOM_STATISTIC_NUMBERS)
+		{
+			for (int i = 0; i < BLOOM_STATISTIC_NUMBERS; i++)
+				numbers[i] = sslot.numbers[i];
+			found = true;
+		}
+		free_attstatsslot(&sslot);
+	}
+	return found;
+}
+
+/*
+ * Whether the planner may read a row of the table by this qual to learn an
+ * InitPlan's filter: column = constant (or constant = column) with an
+ * equality operator of a btree or hash operator family, so that reading it
+ * runs nothing of the user's that the query would not run, and cannot fail.
+ */
+static bool
+bloom_is_peekable_qual(Node *clause, Index relid)
+{
+	OpExpr	   *op;
+	Node	   *left;
+	Node	   *right;
+	Node	   *var_side;
+
+	if (!IsA(clause, OpExpr) || list_length(((OpExpr *) clause)->args) != 2)
+		return false;
+	op = (OpExpr *) clause;
+	left = (Node *) linitial(op->args);
+	right = (Node *) lsecond(op->args);
+	if (IsA(left, Const))
+		var_side = right;
+	else if (IsA(right, Const))
+		var_side = left;
+	else
+		return false;
+	if (IsA(var_side, RelabelType))
+		var_side = (Node *) ((RelabelType *) var_side)->arg;
+	if (!IsA(var_side, Var) || ((Var *) var_side)->varno != relid ||
+		((Var *) var_side)->varlevelsup != 0 || ((Var *) var_side)->varattno <= 0)
+		return false;
+	return op_mergejoinable(op->opno, exprType(left)) ||
+		op_hashjoinable(op->opno, exprType(left));
+}
+
+/*
+ * Read the filter an InitPlan will return, when its query is
+ * SELECT column FROM table [WHERE column = constant AND ...] on a table of
+ * at most BLOOM_PEEK_MAX_PAGES pages that the user may read and that has no
+ * row security, as the executor would read it now: the first row passing
+ * the quals, under the active snapshot.  The planner reads tables itself
+ * elsewhere too (selfuncs.c's get_actual_variable_range() reads an index's
+ * ends).  On success *filter is a detoasted copy in CurrentMemoryContext,
+ * or *isnull is set when the row has a NULL or no row passes.
+ */
+#define BLOOM_PEEK_MAX_PAGES 8
+
+static bool
+bloom_peek_initplan_filter(PlannerInfo *subroot, RelOptInfo *rel, Var *var,
+						   Datum *filter, bool *isnull)
+{
+	Query	   *parse = subroot->parse;
+	RangeTblEntry *rte = planner_rt_fetch(rel->relid, subroot);
+	List	   *quals = NIL;
+	ListCell   *lc;
+	Relation	relation;
+	EState	   *estate;
+	ExprContext *econtext;
+	ExprState  *qual_state;
+	TupleTableSlot *slot;
+	TableScanDesc scan;
+	bool		found = false;
+
+	if (parse->commandType != CMD_SELECT || parse->setOperations != NULL ||
+		parse->hasAggs || parse->hasWindowFuncs || parse->hasTargetSRFs ||
+		parse->groupClause != NIL || parse->groupingSets != NIL ||
+		parse->havingQual != NULL || parse->distinctClause != NIL ||
+		parse->sortClause != NIL || parse->limitCount != NULL ||
+		parse->limitOffset != NULL || parse->rowMarks != NIL)
+		return false;
+	if (rte->rtekind != RTE_RELATION || rte->inh || rte->tablesample != NULL ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
+		IS_DUMMY_REL(rel))
+		return false;
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		if (!bloom_is_peekable_qual((Node *) rinfo->clause, rel->relid))
+			return false;
+		quals = lappend(quals, copyObject(rinfo->clause));
+	}
+	if (!ActiveSnapshotSet() ||
+		pg_class_aclcheck(rte->relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
+		check_enable_rls(rte->relid, InvalidOid, true) == RLS_ENABLED)
+		return false;
+
+	/*
+	 * The table's size as it is (rel->pages counts a table never vacuumed
+	 * as at least 10 pages).
+	 */
+	relation = table_open(rte->relid, AccessShareLock);
+	if (RelationGetNumberOfBlocks(relation) > BLOOM_PEEK_MAX_PAGES)
+	{
+		table_close(relation, AccessShareLock);
+		return false;
+	}
+	/* operators the planner made from equivalence classes have no opfuncid yet */
+	fix_opfuncids((Node *) quals);
+	estate = CreateExecutorState();
+	econtext = GetPerTupleExprContext(estate);
+	qual_state = ExecPrepareQual(quals, estate);
+	slot = table_slot_create(relation, NULL);
+	scan = table_beginscan_plain(relation, GetActiveSnapshot());
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		CHECK_FOR_INTERRUPTS();
+		econtext->ecxt_scantuple = slot;
+		if (ExecQual(qual_state, econtext))
+		{
+			Datum		value = slot_getattr(slot, var->varattno, isnull);
+
+			if (!*isnull)
+				*filter = PointerGetDatum(PG_DETOAST_DATUM_COPY(value));
+			found = true;
+			break;
+		}
+		ResetExprContext(econtext);
+	}
+	table_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	FreeExecutorState(estate);
+	table_close(relation, AccessShareLock);
+	if (!found)
+		*isnull = true;			/* no row: the InitPlan returns NULL */
+	return true;
+}
+
+/*
+ * The column an InitPlan's filter comes from: the Param param is set by an
+ * InitPlan of this query level or an outer one whose query's first output
+ * is a column of a base relation, (SELECT f FROM t WHERE ...).  Sets
+ * *subroot and *rel to the InitPlan's planner state and that relation.
+ */
+static Var *
+bloom_initplan_column(PlannerInfo *root, Param *param, PlannerInfo **subroot,
+					  RelOptInfo **rel)
+{
+	if (param->paramkind != PARAM_EXEC)
+		return NULL;
+	for (PlannerInfo *level = root; level != NULL; level = level->parent_root)
+	{
+		ListCell   *lc;
+
+		foreach(lc, level->init_plans)
+		{
+			SubPlan    *subplan = (SubPlan *) lfirst(lc);
+			PlannerInfo *initplan_root;
+			TargetEntry *target;
+			Node	   *expr;
+			Var		   *var;
+
+			if (!IsA(subplan, SubPlan) || !list_member_int(subplan->setParam, param->paramid))
+				continue;
+			if (subplan->subLinkType != EXPR_SUBLINK || subplan->plan_id < 1 ||
+				subplan->plan_id > list_length(root->glob->subroots))
+				return NULL;
+			initplan_root = (PlannerInfo *) list_nth(root->glob->subroots, subplan->plan_id - 1);
+			if (initplan_root == NULL || initplan_root->parse->targetList == NIL)
+				return NULL;
+			target = linitial_node(TargetEntry, initplan_root->parse->targetList);
+			expr = (Node *) target->expr;
+			if (IsA(expr, RelabelType))
+				expr = (Node *) ((RelabelType *) expr)->arg;
+			if (!IsA(expr, Var))
+				return NULL;
+			var = (Var *) expr;
+			if (var->varlevelsup != 0 || var->varattno <= 0 ||
+				var->varno >= (Index) initplan_root->simple_rel_array_size ||
+				initplan_root->simple_rel_array[var->varno] == NULL ||
+				initplan_root->simple_rel_array[var->varno]->reloptkind != RELOPT_BASEREL ||
+				bms_membership(initplan_root->all_baserels) != BMS_SINGLETON ||
+				!bloom_is_filter_type(var->vartype))
+				return NULL;
+			*subroot = initplan_root;
+			*rel = initplan_root->simple_rel_array[var->varno];
+			return var;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * P(pass) for a known filter value (NULL: none), the constant case at the
+ * top of the file.
+ */
+static double
+bloom_known_filter_selectivity(VariableStatData *vardata, Oid funcid, Node *value_arg,
+							   Datum filter, bool isnull)
+{
+	MemoryContext estimate_context;
+	MemoryContext old_context;
+	BloomView	view;
+	Oid			value_type = exprType(value_arg);
+	BloomEncoder *encoder = NULL;
+	double		selectivity;
+
+	if (isnull)
+		return 0.0;				/* strict: NULL, never true */
+
+	/*
+	 * Everything the estimate allocates (a detoasted copy of the filter, the
+	 * encoder, what hashing a value takes) goes with this context.
+	 */
+	estimate_context = AllocSetContextCreate(CurrentMemoryContext, "bloom selectivity",
+											 ALLOCSET_DEFAULT_SIZES);
+	old_context = MemoryContextSwitchTo(estimate_context);
+	bloom_view_datum(filter, &view);
+	/* statistics are probed only where the user may see their values */
+	if (statistic_proc_security_check(vardata, funcid) &&
+		bloom_type_is_hashable(value_type))
+		encoder = bloom_encoder_create(value_type, estimate_context);
+	if (view.header.hash_scheme != BLOOM_HASH_XXH3_EDH &&
+		view.header.hash_scheme != BLOOM_HASH_XXH3_BLOCKED)
+		selectivity = (1.0 - bloom_null_fraction(vardata)) * BLOOM_DEFAULT_SELECTIVITY;
+	else
+		selectivity = bloom_column_selectivity(vardata, encoder, &view);
+	MemoryContextSwitchTo(old_context);
+	MemoryContextDelete(estimate_context);
+	return selectivity;
+}
+
+/*
+ * P(pass) for an InitPlan's filter: read it when the planner may
+ * (bloom_peek_initplan_filter), or else take the median filter of the
+ * column it comes from (bloom_analyze.c).  -1 when neither is known.
+ */
+static double
+bloom_initplan_selectivity(PlannerInfo *root, VariableStatData *vardata, Oid funcid,
+						   Node *value_arg, Param *param)
+{
+	PlannerInfo *subroot;
+	RelOptInfo *rel;
+	Var		   *var = bloom_initplan_column(root, param, &subroot, &rel);
+	VariableStatData filter_vardata;
+	double		numbers[BLOOM_STATISTIC_NUMBERS];
+	double		selectivity = -1.0;
+
+	if (var == NULL)
+		return -1.0;
+	{
+		MemoryContext peek_context = AllocSetContextCreate(CurrentMemoryContext,
+														   "bloom initplan filter",
+														   ALLOCSET_DEFAULT_SIZES);
+		MemoryContext old_context = MemoryContextSwitchTo(peek_context);
+		Datum		filter = (Datum) 0;
+		bool		isnull = false;
+		bool		peeked = bloom_peek_initplan_filter(subroot, rel, var, &filter, &isnull);
+
+		MemoryContextSwitchTo(old_context);
+		if (peeked)
+			selectivity = bloom_known_filter_selectivity(vardata, funcid, value_arg,
+														 filter, isnull);
+		MemoryContextDelete(peek_context);
+		if (peeked)
+			return selectivity;
+	}
+
+	examine_variable(subroot, (Node *) var, 0, &filter_vardata);
+	if (bloom_filter_column_statistics(&filter_vardata, numbers))
+		selectivity = bloom_unseen_filter_selectivity(vardata,
+													  numbers[BLOOM_STATISTIC_MEDIAN_CARDINALITY],
+													  numbers[BLOOM_STATISTIC_MEAN_FPR]);
+	ReleaseVariableStats(filter_vardata);
+	return selectivity;
+}
+
+/*
  * The selectivity of the restriction clause funcid(args), for the support
  * function and the operators' estimator alike.
  */
@@ -320,7 +655,7 @@ bloom_contains_selectivity_internal(PlannerInfo *root, Oid funcid, List *args,
 	Node	   *filter_arg;
 	Node	   *value_arg;
 	VariableStatData vardata;
-	double		selectivity;
+	double		selectivity = -1.0;
 
 	if (value_argno < 0 || list_length(args) != 2 ||
 		!bloom_is_filter_type(exprType((Node *) list_nth(args, 1 - value_argno))))
@@ -329,38 +664,58 @@ bloom_contains_selectivity_internal(PlannerInfo *root, Oid funcid, List *args,
 	filter_arg = estimate_expression_value(root, (Node *) list_nth(args, 1 - value_argno));
 
 	examine_variable(root, value_arg, varRelid, &vardata);
-	if (!IsA(filter_arg, Const))
+	if (IsA(filter_arg, Const))
+		selectivity = bloom_known_filter_selectivity(&vardata, funcid, value_arg,
+													 ((Const *) filter_arg)->constvalue,
+													 ((Const *) filter_arg)->constisnull);
+	else if (IsA(filter_arg, Param))
+		selectivity = bloom_initplan_selectivity(root, &vardata, funcid, value_arg,
+												 (Param *) filter_arg);
+	if (selectivity < 0.0)
 		selectivity = (1.0 - bloom_null_fraction(&vardata)) * BLOOM_DEFAULT_SELECTIVITY;
-	else if (((Const *) filter_arg)->constisnull)
-		selectivity = 0.0;		/* strict: NULL, never true */
-	else
-	{
-		/*
-		 * Everything the estimate allocates (a detoasted copy of the filter,
-		 * the encoder, what hashing a value takes) goes with this context.
-		 */
-		MemoryContext estimate_context = AllocSetContextCreate(CurrentMemoryContext,
-															   "bloom selectivity",
-															   ALLOCSET_DEFAULT_SIZES);
-		MemoryContext old_context = MemoryContextSwitchTo(estimate_context);
-		BloomView	view;
-		Oid			value_type = exprType(value_arg);
-		BloomEncoder *encoder = NULL;
-
-		bloom_view_datum(((Const *) filter_arg)->constvalue, &view);
-		/* statistics are probed only where the user may see their values */
-		if (statistic_proc_security_check(&vardata, funcid) &&
-			bloom_type_is_hashable(value_type))
-			encoder = bloom_encoder_create(value_type, estimate_context);
-		if (view.header.hash_scheme != BLOOM_HASH_XXH3_EDH &&
-			view.header.hash_scheme != BLOOM_HASH_XXH3_BLOCKED)
-			selectivity = (1.0 - bloom_null_fraction(&vardata)) * BLOOM_DEFAULT_SELECTIVITY;
-		else
-			selectivity = bloom_column_selectivity(&vardata, encoder, &view);
-		MemoryContextSwitchTo(old_context);
-		MemoryContextDelete(estimate_context);
-	}
 	ReleaseVariableStats(vardata);
+	return selectivity;
+}
+
+/*
+ * The selectivity of the join clause funcid(args) between a column of
+ * filters and a column of values, per pair of rows, from both columns'
+ * statistics: the mean filter of the column (bloom_analyze.c), NULL filters
+ * and NULL values never passing.  -1 when it is not of that form or the
+ * filter column has no statistics.
+ */
+static double
+bloom_contains_join_selectivity_internal(PlannerInfo *root, Oid funcid, List *args,
+										 JoinType jointype)
+{
+	int			value_argno = bloom_value_argno(funcid);
+	Node	   *filter_arg;
+	VariableStatData filter_vardata;
+	VariableStatData value_vardata;
+	double		numbers[BLOOM_STATISTIC_NUMBERS];
+	double		selectivity = -1.0;
+
+	/* a semi- or anti-join asks another question: whether any filter passes */
+	if (value_argno < 0 || list_length(args) != 2 ||
+		(jointype != JOIN_INNER && jointype != JOIN_LEFT && jointype != JOIN_FULL))
+		return -1.0;
+	filter_arg = (Node *) list_nth(args, 1 - value_argno);
+	if (IsA(filter_arg, RelabelType))
+		filter_arg = (Node *) ((RelabelType *) filter_arg)->arg;
+	if (!IsA(filter_arg, Var) || !bloom_is_filter_type(exprType(filter_arg)))
+		return -1.0;
+
+	examine_variable(root, filter_arg, 0, &filter_vardata);
+	if (bloom_filter_column_statistics(&filter_vardata, numbers))
+	{
+		examine_variable(root, (Node *) list_nth(args, value_argno), 0, &value_vardata);
+		selectivity = (1.0 - bloom_null_fraction(&filter_vardata)) *
+			bloom_unseen_filter_selectivity(&value_vardata,
+											numbers[BLOOM_STATISTIC_MEAN_CARDINALITY],
+											numbers[BLOOM_STATISTIC_MEAN_FPR]);
+		ReleaseVariableStats(value_vardata);
+	}
+	ReleaseVariableStats(filter_vardata);
 	return selectivity;
 }
 
@@ -411,9 +766,20 @@ bloom_contains_support(PG_FUNCTION_ARGS)
 	{
 		SupportRequestSelectivity *selectivity_request = (SupportRequestSelectivity *) request;
 
-		/* A join clause keeps PostgreSQL's default. */
 		if (selectivity_request->is_join)
-			PG_RETURN_POINTER(NULL);
+		{
+			double		selectivity =
+				bloom_contains_join_selectivity_internal(selectivity_request->root,
+														 selectivity_request->funcid,
+														 selectivity_request->args,
+														 selectivity_request->jointype);
+
+			/* without the filter column's statistics, PostgreSQL's default */
+			if (selectivity < 0.0)
+				PG_RETURN_POINTER(NULL);
+			selectivity_request->selectivity = selectivity;
+			PG_RETURN_POINTER(selectivity_request);
+		}
 		selectivity_request->selectivity =
 			bloom_contains_selectivity_internal(selectivity_request->root,
 												selectivity_request->funcid,
@@ -445,4 +811,23 @@ bloom_contains_selectivity(PG_FUNCTION_ARGS)
 
 	PG_RETURN_FLOAT8(bloom_contains_selectivity_internal(root, get_opcode(operator),
 														 args, varRelid));
+}
+
+/* The join estimator of @> and <@ (the operators' JOIN). */
+PG_FUNCTION_INFO_V1(bloom_contains_join_selectivity);
+Datum
+bloom_contains_join_selectivity(PG_FUNCTION_ARGS)
+{
+	PlannerInfo *root = (PlannerInfo *) PG_GETARG_POINTER(0);
+	Oid			operator = PG_GETARG_OID(1);
+	List	   *args = (List *) PG_GETARG_POINTER(2);
+	JoinType	jointype = (JoinType) PG_GETARG_INT16(3);
+	double		selectivity;
+
+	selectivity = bloom_contains_join_selectivity_internal(root, get_opcode(operator),
+														   args, jointype);
+	/* PostgreSQL's default for a boolean function */
+	if (selectivity < 0.0)
+		selectivity = BLOOM_DEFAULT_SELECTIVITY;
+	PG_RETURN_FLOAT8(selectivity);
 }
