@@ -35,6 +35,8 @@ OBJS = \
 	src/bloom_agg_common.o \
 	src/bloom_sizing.o \
 	src/bloom_support.o \
+	src/bloom_selectivity.o \
+	src/bloom_initplan.o \
 	src/bloom_analyze.o \
 	src/bloom_autoagg.o
 DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql sql/bloomfilter--1.1--1.2.sql

@@ -1,0 +1,456 @@
+/*
+ * bloom_selectivity.c: how many rows pass bloom_contains, bloom_contained_by,
+ * @> and <@: restriction and join clauses.
+ *
+ * Selectivity.  A row passes "filter contains value" when its value is one
+ * of the n values added to the filter (a member), or when it is not and the
+ * k probed bits happen to be set anyway (a false positive, probability
+ * (X/m)^k for a filter with X of its m bits set).  So for a value drawn from
+ * the column,
+ *
+ *     P(pass) = member + (1 - member) * (X/m)^k
+ *
+ * where member is the fraction of the column's rows whose value is in the
+ * filter.  When the filter is known at plan time (a constant, a parameter of
+ * a custom plan, a PL/pgSQL variable, or a stable expression, which
+ * estimate_expression_value() computes), the column's statistics give it:
+ *
+ *   - each most-common value is hashed and tested: its frequency counts when
+ *     it passes, exactly, false positive or not;
+ *   - the histogram bounds are a sample of the other values: the fraction of
+ *     them that pass, c/N, estimates P(pass) there, so
+ *     member = (c/N - (X/m)^k) / (1 - (X/m)^k);
+ *   - member cannot exceed n* / D, the filter's estimated cardinality n*
+ *     (Swamidass-Baldi, less the most-common values found in it) over the
+ *     number D of distinct values outside the most-common list, since at
+ *     most n* of those D values, each about as frequent as another, are
+ *     members; nor can it be below 0, so the rate (X/m)^k is the floor.
+ *   - without a histogram (no statistics, or a type with no ordering) member
+ *     is that bound, n* / D, with D the table's row count when nothing better
+ *     is known: every filter value is assumed present, which is the
+ *     semi-join case a prefilter is for.
+ *
+ * Then NULLs (stanullfrac) never pass, the functions being strict.  Values
+ * are hashed with the encoder of the value argument's type, the one the
+ * executor will use (statistics are of that type, or one binary-compatible
+ * with it), so an int4 column probed against a filter of int8 values is
+ * estimated as it will run.  The histogram is a sample of ANALYZE's sample:
+ * with the default statistics target (101 bounds), a 2% selectivity is seen
+ * as 2 +- 1.4 bounds; raise the column's target for a tighter estimate.
+ */
+#include "bloom_support.h"
+
+#include "access/detoast.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_statistic.h"
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/supportnodes.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "parser/parsetree.h"
+#include "storage/bufmgr.h"
+#include "utils/acl.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rls.h"
+#include "utils/selfuncs.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+#include "utils/typcache.h"
+
+/*
+ * Which argument of the function is the value: the one declared anyelement
+ * (bloom_contains(bloom, anyelement), bloom_contained_by(anyelement, bloom)).
+ * -1 if the function is not of that shape.
+ */
+int
+bloom_value_argno(Oid funcid)
+{
+	Oid		   *argtypes;
+	int			nargs;
+	int			value_argno = -1;
+
+	get_func_signature(funcid, &argtypes, &nargs);
+	if (nargs == 2 && (argtypes[0] == ANYELEMENTOID) != (argtypes[1] == ANYELEMENTOID))
+		value_argno = argtypes[0] == ANYELEMENTOID ? 0 : 1;
+	pfree(argtypes);
+	return value_argno;
+}
+
+/*
+ * Whether a value of this type can be hashed without an ERROR, so that the
+ * statistics can be probed: bloom_encoder_create() needs a binary send
+ * function, and the send functions of arrays, composites, ranges and
+ * multiranges need one for every element, field or bound in turn (a row type
+ * with an aclitem field has MCVs, and hashing them raised an ERROR in
+ * EXPLAIN).  An anonymous record's fields are not known here: false.
+ */
+static bool
+bloom_type_is_hashable(Oid typid)
+{
+	Oid			base_typid = getBaseType(typid);
+	HeapTuple	tuple;
+	Form_pg_type type;
+	bool		hashable;
+	char		typtype;
+	Oid			typrelid;
+	Oid			element_typid;
+
+	check_stack_depth();
+	if (base_typid == RECORDOID)
+		return false;
+	tuple = SearchSysCache1(TYPEOID, ObjectIdGetDatum(base_typid));
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	type = (Form_pg_type) GETSTRUCT(tuple);
+	hashable = OidIsValid(type->typsend);
+	typtype = type->typtype;
+	typrelid = type->typrelid;
+	ReleaseSysCache(tuple);
+	if (!hashable)
+		return false;
+
+	element_typid = get_element_type(base_typid);
+	if (OidIsValid(element_typid))
+		return bloom_type_is_hashable(element_typid);
+	if (typtype == TYPTYPE_RANGE)
+		return bloom_type_is_hashable(get_range_subtype(base_typid));
+	if (typtype == TYPTYPE_MULTIRANGE)
+		return bloom_type_is_hashable(get_multirange_range(base_typid));
+	if (typtype == TYPTYPE_COMPOSITE && OidIsValid(typrelid))
+	{
+		TupleDesc	tupdesc = lookup_rowtype_tupdesc(base_typid, -1);
+
+		for (int i = 0; i < tupdesc->natts && hashable; i++)
+		{
+			Form_pg_attribute attribute = TupleDescAttr(tupdesc, i);
+
+			if (!attribute->attisdropped)
+				hashable = bloom_type_is_hashable(attribute->atttypid);
+		}
+		ReleaseTupleDesc(tupdesc);
+	}
+	return hashable;
+}
+
+/*
+ * Whether typid is the bloom type or a domain over it, recognized by its
+ * input function being this module's bloom_in (its OID and schema vary).  A
+ * superuser can attach the estimator or the support function to a function
+ * of any argument types, and a datum of another type must not be read as a
+ * filter: a pass-by-value int4 read as a pointer is no address at all.
+ */
+bool
+bloom_is_filter_type(Oid typid)
+{
+	HeapTuple	tuple = SearchSysCache1(TYPEOID, ObjectIdGetDatum(getBaseType(typid)));
+	Oid			input_function;
+	FmgrInfo	input;
+
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	input_function = ((Form_pg_type) GETSTRUCT(tuple))->typinput;
+	ReleaseSysCache(tuple);
+	if (!OidIsValid(input_function))
+		return false;
+	fmgr_info(input_function, &input);
+	return input.fn_addr == bloom_in;
+}
+
+/* The fraction of the column's rows that are NULL, 0 without statistics. */
+double
+bloom_null_fraction(VariableStatData *vardata)
+{
+	if (!HeapTupleIsValid(vardata->statsTuple))
+		return 0.0;
+	return ((Form_pg_statistic) GETSTRUCT(vardata->statsTuple))->stanullfrac;
+}
+
+/*
+ * P(value passes the filter) for a value of the column described by vardata,
+ * hashed by encoder; the formula is in the comment at the top of the file.
+ * encoder is NULL when the statistics must not be probed: the user may not
+ * read the column, or its values cannot be hashed.
+ */
+static double
+bloom_column_selectivity(VariableStatData *vardata, BloomEncoder *encoder,
+						 const BloomView *view)
+{
+	uint64		bits_set = bf_popcount(view->bits, view->nbytes);
+	double		false_positive_rate;
+	double		cardinality;
+	double		null_fraction = 0.0;
+	double		mcv_pass = 0.0;		/* frequency of the MCVs that pass */
+	double		mcv_total = 0.0;	/* frequency of all MCVs */
+	int			mcv_count = 0;
+	int			mcv_pass_count = 0;
+	int			histogram_count = 0;
+	int			histogram_pass_count = 0;
+	double		distinct;
+	double		rest_distinct;
+	double		rest_fraction;
+	double		rest_cardinality;
+	double		member_bound;
+	double		member;
+	double		selectivity;
+	bool		distinct_is_default;
+
+	if (bits_set == 0)
+		return 0.0;				/* an empty filter contains nothing */
+	false_positive_rate = bf_filter_false_positive_rate(view->bits, view->header.m,
+														view->header.k,
+														view->header.hash_scheme,
+														bits_set);
+	cardinality = bf_estimate_cardinality(view->header.m, view->header.k,
+										  view->header.hash_scheme, bits_set);
+
+	null_fraction = bloom_null_fraction(vardata);
+	if (encoder != NULL && HeapTupleIsValid(vardata->statsTuple))
+	{
+		AttStatsSlot sslot;
+
+		if (get_attstatsslot(&sslot, vardata->statsTuple, STATISTIC_KIND_MCV,
+							 InvalidOid, ATTSTATSSLOT_VALUES | ATTSTATSSLOT_NUMBERS))
+		{
+			for (int i = 0; i < sslot.nvalues; i++)
+			{
+				bf_hash		hash = bloom_encoder_hash(encoder, sslot.values[i],
+															   view->header.flags, NULL);
+
+				mcv_total += sslot.numbers[i];
+				if (bf_contains(view->bits, view->header.m, view->header.k,
+								view->header.hash_scheme, hash))
+				{
+					mcv_pass += sslot.numbers[i];
+					mcv_pass_count++;
+				}
+			}
+			mcv_count = sslot.nvalues;
+			free_attstatsslot(&sslot);
+		}
+		if (get_attstatsslot(&sslot, vardata->statsTuple, STATISTIC_KIND_HISTOGRAM,
+							 InvalidOid, ATTSTATSSLOT_VALUES))
+		{
+			for (int i = 0; i < sslot.nvalues; i++)
+			{
+				bf_hash		hash = bloom_encoder_hash(encoder, sslot.values[i],
+															   view->header.flags, NULL);
+
+				if (bf_contains(view->bits, view->header.m, view->header.k,
+								view->header.hash_scheme, hash))
+					histogram_pass_count++;
+			}
+			histogram_count = sslot.nvalues;
+			free_attstatsslot(&sslot);
+		}
+	}
+
+	/* The rows that are neither NULL nor one of the MCVs, and their values. */
+	rest_fraction = 1.0 - null_fraction - mcv_total;
+	CLAMP_PROBABILITY(rest_fraction);
+	distinct = get_variable_numdistinct(vardata, &distinct_is_default);
+	if (distinct_is_default && vardata->rel != NULL && vardata->rel->tuples > 0)
+		distinct = vardata->rel->tuples;	/* no statistics: as if all distinct */
+	rest_distinct = Max(distinct - mcv_count, 1.0);
+
+	/*
+	 * The filter's values not already found among the MCVs: those that
+	 * passed, less the false positives expected among them.
+	 */
+	rest_cardinality = cardinality -
+		Max(mcv_pass_count - false_positive_rate * mcv_count, 0.0);
+	if (rest_cardinality < 0.0)
+		rest_cardinality = 0.0;
+	member_bound = Min(1.0, rest_cardinality / rest_distinct);
+
+	if (false_positive_rate >= 1.0)
+		member = 0.0;			/* saturated: everything passes anyway */
+	else if (histogram_count > 0)
+	{
+		member = ((double) histogram_pass_count / histogram_count - false_positive_rate) /
+			(1.0 - false_positive_rate);
+		member = Max(0.0, Min(member, member_bound));
+	}
+	else
+		member = member_bound;
+
+	selectivity = mcv_pass +
+		rest_fraction * (false_positive_rate + (1.0 - false_positive_rate) * member);
+	CLAMP_PROBABILITY(selectivity);
+	return selectivity;
+}
+
+/*
+ * P(value passes a filter the planner cannot see) from the filter's
+ * estimated cardinality and false-positive rate (from the statistics of the
+ * bloom column it comes from): member = min(1, n* / D), with D the value
+ * column's number of distinct values (its row count without statistics),
+ * then the formula at the top of the file.  NULL values never pass.
+ */
+double
+bloom_unseen_filter_selectivity(VariableStatData *value_vardata, double cardinality,
+								double false_positive_rate)
+{
+	bool		distinct_is_default;
+	double		distinct = get_variable_numdistinct(value_vardata, &distinct_is_default);
+	double		member;
+	double		selectivity;
+
+	if (distinct_is_default && value_vardata->rel != NULL && value_vardata->rel->tuples > 0)
+		distinct = value_vardata->rel->tuples;
+	member = Min(1.0, cardinality / Max(distinct, 1.0));
+	CLAMP_PROBABILITY(false_positive_rate);
+	selectivity = (1.0 - bloom_null_fraction(value_vardata)) *
+		(member + (1.0 - member) * false_positive_rate);
+	CLAMP_PROBABILITY(selectivity);
+	return selectivity;
+}
+
+/*
+ * The numbers of a bloom column's statistics slot (bloom_analyze.c), in
+ * numbers[BLOOM_STATISTIC_NUMBERS]; false when ANALYZE kept none.
+ */
+bool
+bloom_filter_column_statistics(VariableStatData *vardata, double *numbers)
+{
+	AttStatsSlot sslot;
+	bool		found = false;
+
+	if (!HeapTupleIsValid(vardata->statsTuple))
+		return false;
+	if (get_attstatsslot(&sslot, vardata->statsTuple, BLOOM_STATISTIC_KIND,
+						 InvalidOid, ATTSTATSSLOT_NUMBERS))
+	{
+		if (sslot.nnumbers >= BLOOM_STATISTIC_NUMBERS)
+		{
+			for (int i = 0; i < BLOOM_STATISTIC_NUMBERS; i++)
+				numbers[i] = sslot.numbers[i];
+			found = true;
+		}
+		free_attstatsslot(&sslot);
+	}
+	return found;
+}
+
+/*
+ * P(pass) for a known filter value (NULL: none), the constant case at the
+ * top of the file.
+ */
+double
+bloom_known_filter_selectivity(VariableStatData *vardata, Oid funcid, Node *value_arg,
+							   Datum filter, bool isnull)
+{
+	MemoryContext estimate_context;
+	MemoryContext old_context;
+	BloomView	view;
+	Oid			value_type = exprType(value_arg);
+	BloomEncoder *encoder = NULL;
+	double		selectivity;
+
+	if (isnull)
+		return 0.0;				/* strict: NULL, never true */
+
+	/*
+	 * Everything the estimate allocates (a detoasted copy of the filter, the
+	 * encoder, what hashing a value takes) goes with this context.
+	 */
+	estimate_context = AllocSetContextCreate(CurrentMemoryContext, "bloom selectivity",
+											 ALLOCSET_DEFAULT_SIZES);
+	old_context = MemoryContextSwitchTo(estimate_context);
+	bloom_view_datum(filter, &view);
+	/* statistics are probed only where the user may see their values */
+	if (statistic_proc_security_check(vardata, funcid) &&
+		bloom_type_is_hashable(value_type))
+		encoder = bloom_encoder_create(value_type, estimate_context);
+	if (view.header.hash_scheme != BLOOM_HASH_XXH3_EDH &&
+		view.header.hash_scheme != BLOOM_HASH_XXH3_BLOCKED)
+		selectivity = (1.0 - bloom_null_fraction(vardata)) * BLOOM_DEFAULT_SELECTIVITY;
+	else
+		selectivity = bloom_column_selectivity(vardata, encoder, &view);
+	MemoryContextSwitchTo(old_context);
+	MemoryContextDelete(estimate_context);
+	return selectivity;
+}
+
+/*
+ * The selectivity of the restriction clause funcid(args), for the support
+ * function and the operators' estimator alike.
+ */
+double
+bloom_restriction_selectivity(PlannerInfo *root, Oid funcid, List *args,
+									int varRelid)
+{
+	int			value_argno = bloom_value_argno(funcid);
+	Node	   *filter_arg;
+	Node	   *value_arg;
+	VariableStatData vardata;
+	double		selectivity = -1.0;
+
+	if (value_argno < 0 || list_length(args) != 2 ||
+		!bloom_is_filter_type(exprType((Node *) list_nth(args, 1 - value_argno))))
+		return BLOOM_DEFAULT_SELECTIVITY;
+	value_arg = (Node *) list_nth(args, value_argno);
+	filter_arg = estimate_expression_value(root, (Node *) list_nth(args, 1 - value_argno));
+
+	examine_variable(root, value_arg, varRelid, &vardata);
+	if (IsA(filter_arg, Const))
+		selectivity = bloom_known_filter_selectivity(&vardata, funcid, value_arg,
+													 ((Const *) filter_arg)->constvalue,
+													 ((Const *) filter_arg)->constisnull);
+	else if (IsA(filter_arg, Param))
+		selectivity = bloom_initplan_selectivity(root, &vardata, funcid, value_arg,
+												 (Param *) filter_arg);
+	if (selectivity < 0.0)
+		selectivity = (1.0 - bloom_null_fraction(&vardata)) * BLOOM_DEFAULT_SELECTIVITY;
+	ReleaseVariableStats(vardata);
+	return selectivity;
+}
+
+/*
+ * The selectivity of the join clause funcid(args) between a column of
+ * filters and a column of values, per pair of rows, from both columns'
+ * statistics: the mean filter of the column (bloom_analyze.c), NULL filters
+ * and NULL values never passing.  -1 when it is not of that form or the
+ * filter column has no statistics.
+ */
+double
+bloom_join_selectivity(PlannerInfo *root, Oid funcid, List *args,
+										 JoinType jointype)
+{
+	int			value_argno = bloom_value_argno(funcid);
+	Node	   *filter_arg;
+	VariableStatData filter_vardata;
+	VariableStatData value_vardata;
+	double		numbers[BLOOM_STATISTIC_NUMBERS];
+	double		selectivity = -1.0;
+
+	/* a semi- or anti-join asks another question: whether any filter passes */
+	if (value_argno < 0 || list_length(args) != 2 ||
+		(jointype != JOIN_INNER && jointype != JOIN_LEFT && jointype != JOIN_FULL))
+		return -1.0;
+	filter_arg = (Node *) list_nth(args, 1 - value_argno);
+	if (IsA(filter_arg, RelabelType))
+		filter_arg = (Node *) ((RelabelType *) filter_arg)->arg;
+	if (!IsA(filter_arg, Var) || !bloom_is_filter_type(exprType(filter_arg)))
+		return -1.0;
+
+	examine_variable(root, filter_arg, 0, &filter_vardata);
+	if (bloom_filter_column_statistics(&filter_vardata, numbers))
+	{
+		examine_variable(root, (Node *) list_nth(args, value_argno), 0, &value_vardata);
+		selectivity = (1.0 - bloom_null_fraction(&filter_vardata)) *
+			bloom_unseen_filter_selectivity(&value_vardata,
+											numbers[BLOOM_STATISTIC_MEAN_CARDINALITY],
+											numbers[BLOOM_STATISTIC_MEAN_FPR]);
+		ReleaseVariableStats(value_vardata);
+	}
+	ReleaseVariableStats(filter_vardata);
+	return selectivity;
+}

@@ -1,0 +1,54 @@
+/*
+ * bloom_support.h: what the planner-support files share (bloom_support.c,
+ * the support function and costs; bloom_selectivity.c, the estimates;
+ * bloom_initplan.c, filters that come from an InitPlan).
+ */
+#ifndef BLOOM_SUPPORT_H
+#define BLOOM_SUPPORT_H
+
+#include "bloom_pg.h"
+
+#include "nodes/pathnodes.h"
+#include "nodes/primnodes.h"
+#include "utils/selfuncs.h"
+
+/* PostgreSQL's estimate for a boolean function it knows nothing about. */
+#define BLOOM_DEFAULT_SELECTIVITY (1.0 / 3.0)
+
+/*
+ * Which argument of funcid is the value: the one declared anyelement.  -1
+ * if the function is not of that shape.
+ */
+extern int	bloom_value_argno(Oid funcid);
+extern bool bloom_is_filter_type(Oid typid);
+
+/* The fraction of the column's rows that are NULL. */
+extern double bloom_null_fraction(VariableStatData *vardata);
+
+/* P(pass) for a known filter value (isnull: none). */
+extern double bloom_known_filter_selectivity(VariableStatData *vardata, Oid funcid,
+											 Node *value_arg, Datum filter, bool isnull);
+
+/* P(pass) for a filter known only by its estimated cardinality and rate. */
+extern double bloom_unseen_filter_selectivity(VariableStatData *value_vardata,
+											  double cardinality, double false_positive_rate);
+
+/*
+ * The numbers of a bloom column's statistics slot (bloom_analyze.c), in
+ * numbers[BLOOM_STATISTIC_NUMBERS]; false when ANALYZE kept none.
+ */
+extern bool bloom_filter_column_statistics(VariableStatData *vardata, double *numbers);
+
+/* P(pass) for the filter an InitPlan sets in param; -1 when nothing is known. */
+extern double bloom_initplan_selectivity(PlannerInfo *root, VariableStatData *vardata,
+										 Oid funcid, Node *value_arg, Param *param);
+
+/* The selectivity of a restriction clause funcid(args). */
+extern double bloom_restriction_selectivity(PlannerInfo *root, Oid funcid, List *args,
+											int varRelid);
+
+/* The selectivity of a join clause funcid(args); -1 when not estimable. */
+extern double bloom_join_selectivity(PlannerInfo *root, Oid funcid, List *args,
+									 JoinType jointype);
+
+#endif							/* BLOOM_SUPPORT_H */
