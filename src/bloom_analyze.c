@@ -1,6 +1,6 @@
 /*
  * bloom_analyze.c: statistics of bloom columns, for the planner's estimate
- * of a filter it cannot see (bloom_support.c): an InitPlan's filter, or a
+ * of a filter it cannot see (bloom_initplan.c, bloom_selectivity.c): an InitPlan's filter, or a
  * join to a table of filters.
  *
  * ANALYZE first gathers what it gathers for any type with an equality
