@@ -327,47 +327,41 @@ bloom_hash_numeric(Datum value)
 }
 
 
-/* Whether bytes[0, len) are all ASCII: then they are the same in every server encoding. */
-static bool
+/*
+ * Whether bytes[0, len) are all ASCII: then they are the same in every server
+ * encoding.  Whole 8-byte words, the last one overlapping its neighbour.
+ */
+static inline bool
 bloom_bytes_are_ascii(const char *bytes, size_t len)
 {
-	const unsigned char *p = (const unsigned char *) bytes;
 	uint64		high = 0;
-	size_t		i = 0;
+	uint64		word;
 
-	for (; i + 8 <= len; i += 8)
+	if (len < sizeof(word))
 	{
-		uint64		word;
-
-		memcpy(&word, p + i, sizeof(word));
+		for (size_t i = 0; i < len; i++)
+			high |= (unsigned char) bytes[i];
+		return (high & 0x80) == 0;
+	}
+	for (size_t i = 0; i + sizeof(word) < len; i += sizeof(word))
+	{
+		memcpy(&word, bytes + i, sizeof(word));
 		high |= word;
 	}
-	for (; i < len; i++)
-		high |= p[i];
+	memcpy(&word, bytes + len - sizeof(word), sizeof(word));
+	high |= word;
 	return (high & UINT64CONST(0x8080808080808080)) == 0;
 }
 
 /*
- * Text of len bytes in the database encoding, hashed as the filter reads
- * text: converted to UTF-8 in a database of another encoding when the
- * filter has the flag, as it is otherwise.
+ * Non-ASCII text in a database that is not UTF8, for a filter that reads
+ * text as UTF-8: converted, then hashed.
  */
-static bf_hash
-bloom_hash_text(BloomEncoder *encoder, const char *data, size_t len,
-				uint8 flags, uint8 *flags_out)
+static pg_noinline bf_hash
+bloom_hash_text_as_utf8(BloomEncoder *encoder, const char *data, size_t len)
 {
 	bf_hash		hash;
 	unsigned char *utf8;
-
-	if (bloom_database_text_is_utf8(encoder->database_encoding))
-	{
-		if (flags_out != NULL && (*flags_out & BLOOM_FLAG_TEXT_UTF8) == 0 &&
-			!bloom_bytes_are_ascii(data, len))
-			*flags_out |= BLOOM_FLAG_TEXT_UTF8;
-		return bf_hash_bytes(data, len);
-	}
-	if ((flags & BLOOM_FLAG_TEXT_UTF8) == 0 || bloom_bytes_are_ascii(data, len))
-		return bf_hash_bytes(data, len);
 
 	if (!encoder->to_utf8_ready)
 	{
@@ -397,6 +391,28 @@ bloom_hash_text(BloomEncoder *encoder, const char *data, size_t len,
 	hash = bf_hash_bytes(utf8, strlen((char *) utf8));
 	pfree(utf8);
 	return hash;
+}
+
+/*
+ * Text of len bytes in the database encoding, hashed as the filter reads
+ * text: converted to UTF-8 in a database of another encoding when the
+ * filter has the flag, as it is otherwise.  Inline: in a UTF8 database a
+ * lookup is the hash alone, and an add the ASCII test until the flag is set.
+ */
+static pg_attribute_always_inline bf_hash
+bloom_hash_text(BloomEncoder *encoder, const char *data, size_t len,
+				uint8 flags, uint8 *flags_out)
+{
+	if (likely(bloom_database_text_is_utf8(encoder->database_encoding)))
+	{
+		if (flags_out != NULL && (*flags_out & BLOOM_FLAG_TEXT_UTF8) == 0 &&
+			!bloom_bytes_are_ascii(data, len))
+			*flags_out |= BLOOM_FLAG_TEXT_UTF8;
+		return bf_hash_bytes(data, len);
+	}
+	if ((flags & BLOOM_FLAG_TEXT_UTF8) == 0 || bloom_bytes_are_ascii(data, len))
+		return bf_hash_bytes(data, len);
+	return bloom_hash_text_as_utf8(encoder, data, len);
 }
 
 /*
@@ -447,32 +463,34 @@ bloom_send_canonical(BloomEncoder *encoder, Datum value, uint8 flags)
 	return bytes;
 }
 
+/* text, varchar and bpchar (without trailing spaces), and bytea */
+bf_hash
+bloom_hash_varlena(BloomEncoder *encoder, Datum value, uint8 flags, uint8 *flags_out)
+{
+	struct varlena *datum = PG_DETOAST_DATUM_PACKED(value);
+	const char *data = VARDATA_ANY(datum);
+	int			len = VARSIZE_ANY_EXHDR(datum);
+	bf_hash		hash;
+
+	if (encoder->encoding == BLOOM_ENCODE_BYTEA)
+		hash = bf_hash_bytes(data, len);
+	else
+	{
+		if (encoder->encoding == BLOOM_ENCODE_BPCHAR)
+			len = bpchartruelen(unconstify(char *, data), len);
+		hash = bloom_hash_text(encoder, data, len, flags, flags_out);
+	}
+	if ((Pointer) datum != DatumGetPointer(value))
+		pfree(datum);
+	return hash;
+}
+
+/* name and the send-encoded types */
 bf_hash
 bloom_hash_other(BloomEncoder *encoder, Datum value, uint8 flags, uint8 *flags_out)
 {
 	switch (encoder->encoding)
 	{
-		case BLOOM_ENCODE_TEXT:
-		case BLOOM_ENCODE_BPCHAR:
-		case BLOOM_ENCODE_BYTEA:
-			{
-				struct varlena *datum = PG_DETOAST_DATUM_PACKED(value);
-				const char *data = VARDATA_ANY(datum);
-				int			len = VARSIZE_ANY_EXHDR(datum);
-				bf_hash		hash;
-
-				if (encoder->encoding == BLOOM_ENCODE_BYTEA)
-					hash = bf_hash_bytes(data, len);
-				else
-				{
-					if (encoder->encoding == BLOOM_ENCODE_BPCHAR)
-						len = bpchartruelen(unconstify(char *, data), len);
-					hash = bloom_hash_text(encoder, data, len, flags, flags_out);
-				}
-				if ((Pointer) datum != DatumGetPointer(value))
-					pfree(datum);
-				return hash;
-			}
 		case BLOOM_ENCODE_NAME:
 			{
 				const char *name = NameStr(*DatumGetName(value));

@@ -94,6 +94,8 @@ bloom_hash_int64(int64 value)
 /* The encodings that are calls rather than a few inline stores. */
 extern bf_hash bloom_hash_numeric(Datum value);
 extern bf_hash bloom_hash_float8(float8 value);
+extern bf_hash bloom_hash_varlena(BloomEncoder *encoder, Datum value,
+								  uint8 flags, uint8 *flags_out);
 extern bf_hash bloom_hash_other(BloomEncoder *encoder, Datum value,
 								uint8 flags, uint8 *flags_out);
 
@@ -142,6 +144,10 @@ bloom_encoder_hash(BloomEncoder *encoder, Datum value, uint8 flags, uint8 *flags
 
 				return bf_hash_bytes(&byte, 1);
 			}
+		case BLOOM_ENCODE_TEXT:
+		case BLOOM_ENCODE_BPCHAR:
+		case BLOOM_ENCODE_BYTEA:
+			return bloom_hash_varlena(encoder, value, flags, flags_out);
 		default:
 			return bloom_hash_other(encoder, value, flags, flags_out);
 	}
