@@ -50,3 +50,17 @@ COMMENT ON AGGREGATE bloom_agg_like(pg_catalog.anyelement, bloom) IS
 -- The array type bloom[] is a member of the extension from PostgreSQL 17 on,
 -- and is listed with the others in \dT+.
 COMMENT ON TYPE bloom[] IS 'array of bloom filters (the variadic bloom_union and bloom_intersection take one)';
+
+--
+-- Many values in one call (src/bloom_element.c): a stored filter is rewritten
+-- whole by every UPDATE, so adding values a batch at a time costs one
+-- rewrite per batch instead of one per value (doc/operations.md).
+--
+
+-- Not STRICT: a NULL array leaves the filter as it is, as bloom_add's NULL
+-- value does, where STRICT would return NULL.
+CREATE FUNCTION bloom_add_all(bloom, pg_catalog.anyarray) RETURNS bloom
+	AS 'MODULE_PATHNAME', 'bloom_add_all'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_add_all(bloom, pg_catalog.anyarray) IS
+	'copy with every element of the array added, as bloom_add of each in turn (NULL elements skipped; a NULL array: unchanged)';

@@ -1,9 +1,12 @@
 /*
- * bloom_element.c: the element operations bloom_add, bloom_contains and
- * bloom_contained_by.  Values become hashes in bloom_encoding.c; the probes
- * are the core's (core_probe.h).
+ * bloom_element.c: the element operations bloom_add, bloom_add_all,
+ * bloom_contains and bloom_contained_by.  Values become hashes in
+ * bloom_encoding.c; the probes are the core's (core_probe.h).
  */
 #include "bloom_pg.h"
+
+#include "miscadmin.h"
+#include "utils/array.h"
 
 /*
  * A view's hash scheme was checked when it was read (bf_check_header), so
@@ -68,6 +71,62 @@ bloom_add(PG_FUNCTION_ARGS)
 		default:
 			bloom_unexpected_hash_scheme(&view);
 	}
+	PG_RETURN_POINTER(filter);
+}
+
+/*
+ * bloom_add of every element of an array, in turn, into one copy of the
+ * filter: the same bits and flags as a chain of bloom_add, for one rewrite
+ * of a stored filter instead of one per value.  NULL elements are skipped;
+ * a NULL array, or one with no element that is not NULL, leaves the filter
+ * as it is, the very same datum, as bloom_add's NULL value does.
+ */
+PG_FUNCTION_INFO_V1(bloom_add_all);
+Datum
+bloom_add_all(PG_FUNCTION_ARGS)
+{
+	ArrayType  *values;
+	ArrayIterator iterator;
+	BloomView	view;
+	BloomEncoder *encoder = NULL;
+	BloomFilter *filter = NULL;
+	bf_adder   *adder = NULL;
+	Datum		value;
+	bool		isnull;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+
+	values = PG_GETARG_ARRAYTYPE_P(1);
+	iterator = array_create_iterator(values, 0, NULL);
+	while (array_iterate(iterator, &value, &isnull))
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (isnull)
+			continue;
+		/* the copy is made at the first value, so that no value costs none */
+		if (filter == NULL)
+		{
+			bloom_getarg(fcinfo, 0, &view);
+			if (view.header.hash_scheme != BLOOM_HASH_XXH3_EDH &&
+				view.header.hash_scheme != BLOOM_HASH_XXH3_BLOCKED)
+				bloom_unexpected_hash_scheme(&view);
+			encoder = bloom_call_encoder_of_type(fcinfo, 1, ARR_ELEMTYPE(values));
+			filter = bloom_copy(&view);
+			/* prefetching only for a filter larger than the cache (core_probe.h) */
+			adder = (bf_adder *) palloc(sizeof(bf_adder));
+			bf_adder_init(adder, filter->bits, filter->m, filter->k, filter->hash_scheme);
+		}
+		bf_adder_add(adder, bloom_encoder_hash(encoder, value, filter->flags, &filter->flags));
+	}
+	array_free_iterator(iterator);
+
+	if (filter == NULL)
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	bf_adder_flush(adder);
+	pfree(adder);
 	PG_RETURN_POINTER(filter);
 }
 
