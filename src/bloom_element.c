@@ -7,6 +7,7 @@
 
 #include "miscadmin.h"
 #include "utils/array.h"
+#include "utils/memutils.h"
 
 /*
  * A view's hash scheme was checked when it was read (bf_check_header), so
@@ -91,6 +92,7 @@ bloom_add_all(PG_FUNCTION_ARGS)
 	BloomEncoder *encoder = NULL;
 	BloomFilter *filter = NULL;
 	bf_adder   *adder = NULL;
+	MemoryContext value_context = NULL;
 	Datum		value;
 	bool		isnull;
 
@@ -103,10 +105,13 @@ bloom_add_all(PG_FUNCTION_ARGS)
 	iterator = array_create_iterator(values, 0, NULL);
 	while (array_iterate(iterator, &value, &isnull))
 	{
+		MemoryContext old_context;
+		bf_hash		hash;
+
 		CHECK_FOR_INTERRUPTS();
 		if (isnull)
 			continue;
-		/* the copy is made at the first value, so that no value costs none */
+		/* read and copied at the first value: with none, left untouched */
 		if (filter == NULL)
 		{
 			bloom_getarg(fcinfo, 0, &view);
@@ -118,8 +123,20 @@ bloom_add_all(PG_FUNCTION_ARGS)
 			/* prefetching only for a filter larger than the cache (core_probe.h) */
 			adder = (bf_adder *) palloc(sizeof(bf_adder));
 			bf_adder_init(adder, filter->bits, filter->m, filter->k, filter->hash_scheme);
+			value_context = AllocSetContextCreate(CurrentMemoryContext, "bloom_add_all value",
+												  ALLOCSET_SMALL_SIZES);
 		}
-		bf_adder_add(adder, bloom_encoder_hash(encoder, value, filter->flags, &filter->flags));
+
+		/*
+		 * What hashing one value allocates (a detoasted element, its bytes
+		 * converted to UTF-8 or from a send function) is freed before the
+		 * next, so memory does not grow with the array.
+		 */
+		old_context = MemoryContextSwitchTo(value_context);
+		hash = bloom_encoder_hash(encoder, value, filter->flags, &filter->flags);
+		MemoryContextSwitchTo(old_context);
+		MemoryContextReset(value_context);
+		bf_adder_add(adder, hash);
 	}
 	array_free_iterator(iterator);
 
@@ -127,6 +144,7 @@ bloom_add_all(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	bf_adder_flush(adder);
 	pfree(adder);
+	MemoryContextDelete(value_context);
 	PG_RETURN_POINTER(filter);
 }
 
