@@ -4,7 +4,8 @@
 # "make bench" runs it on a throwaway cluster with shared_buffers=2GB,
 # max_parallel_workers_per_gather=0 and jit=off (scripts/run.sh).  It creates
 # the data (setup.sql), shows how it is stored (storage.sql), times the cases
-# of cases.sql (measure.sql) and prints medians and ratios (report.sql).
+# of cases.sql (measure.sql) and prints medians and ratios (report.sql), then
+# times UPDATEs of a stored filter by one value and by batches (batch.sh).
 # Everything printed is also written to bench/results/latest.txt.
 #
 # Environment: BENCH_ROUNDS (timed rounds per query, default 7); BLOOM_INST,
@@ -49,6 +50,11 @@ if [ -n "${BLOOM_INST:-}" ]; then
 	echo "callgrind (bench/callgrind.sh): in-cache filter of 10,000 values at p = 0.01 (12 kB), 100,000 calls" | tee -a "$out"
 	"$here/callgrind.sh" "$BLOOM_INST" 2>&1 | tee -a "$out"
 fi
+
+# Adding to a stored 12 MB filter: one UPDATE per value against batches.
+echo | tee -a "$out"
+echo "batch adds (bench/batch.sh): UPDATEs of a stored 12 MB filter, one pgbench client" | tee -a "$out"
+"$here/batch.sh" 2>&1 | tee -a "$out"
 
 mv "$out" "$here/results/latest.txt"
 trap - EXIT

@@ -55,7 +55,8 @@ COMMENT ON TYPE bloom[] IS 'array of bloom filters (the variadic bloom_union and
 -- Statistics of bloom columns (src/bloom_analyze.c): ANALYZE keeps the
 -- sampled filters' estimated cardinalities, false-positive rates, fill and
 -- k, from which the planner estimates a filter it cannot see: an InitPlan's
--- (SELECT f FROM t ...) or a join to a table of filters (src/bloom_support.c).
+-- (SELECT f FROM t ...) or a join to a table of filters (src/bloom_initplan.c,
+-- src/bloom_selectivity.c).
 --
 
 CREATE FUNCTION bloom_typanalyze(pg_catalog.internal) RETURNS pg_catalog.bool
@@ -79,3 +80,17 @@ COMMENT ON FUNCTION bloom_contains_join_selectivity(pg_catalog.internal, pg_cata
 
 ALTER OPERATOR @> (bloom, pg_catalog.anyelement) SET (JOIN = bloom_contains_join_selectivity);
 ALTER OPERATOR <@ (pg_catalog.anyelement, bloom) SET (JOIN = bloom_contains_join_selectivity);
+
+--
+-- Many values in one call (src/bloom_element.c): a stored filter is rewritten
+-- whole by every UPDATE, so adding values a batch at a time costs one
+-- rewrite per batch instead of one per value (doc/operations.md).
+--
+
+-- Not STRICT: a NULL array leaves the filter as it is, as bloom_add's NULL
+-- value does, where STRICT would return NULL.
+CREATE FUNCTION bloom_add_all(bloom, pg_catalog.anyarray) RETURNS bloom
+	AS 'MODULE_PATHNAME', 'bloom_add_all'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_add_all(bloom, pg_catalog.anyarray) IS
+	'copy with every element of the array added, as bloom_add of each in turn (NULL elements skipped; a NULL array: unchanged)';

@@ -1,9 +1,13 @@
 /*
- * bloom_element.c: the element operations bloom_add, bloom_contains and
- * bloom_contained_by.  Values become hashes in bloom_encoding.c; the probes
- * are the core's (core_probe.h).
+ * bloom_element.c: the element operations bloom_add, bloom_add_all,
+ * bloom_contains and bloom_contained_by.  Values become hashes in
+ * bloom_encoding.c; the probes are the core's (core_probe.h).
  */
 #include "bloom_pg.h"
+
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/memutils.h"
 
 /* The membership test both contains functions share: the semi-join hot path. */
 static pg_attribute_always_inline bool
@@ -38,6 +42,76 @@ bloom_add(PG_FUNCTION_ARGS)
 	filter = bloom_copy(&view);
 	bf_add(filter->bits, filter->m, filter->k, filter->hash_scheme,
 		   bloom_encoder_hash(encoder, PG_GETARG_DATUM(1), filter->flags, &filter->flags));
+	PG_RETURN_POINTER(filter);
+}
+
+/*
+ * bloom_add of every element of an array, in turn, into one copy of the
+ * filter: the same bits and flags as a chain of bloom_add, for one rewrite
+ * of a stored filter instead of one per value.  NULL elements are skipped;
+ * a NULL array, or one with no element that is not NULL, leaves the filter
+ * as it is, the very same datum, as bloom_add's NULL value does.
+ */
+PG_FUNCTION_INFO_V1(bloom_add_all);
+Datum
+bloom_add_all(PG_FUNCTION_ARGS)
+{
+	ArrayType  *values;
+	ArrayIterator iterator;
+	BloomView	view;
+	BloomEncoder *encoder = NULL;
+	BloomFilter *filter = NULL;
+	bf_adder   *adder = NULL;
+	MemoryContext value_context = NULL;
+	Datum		value;
+	bool		isnull;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+
+	values = PG_GETARG_ARRAYTYPE_P(1);
+	iterator = array_create_iterator(values, 0, NULL);
+	while (array_iterate(iterator, &value, &isnull))
+	{
+		MemoryContext old_context;
+		bf_hash		hash;
+
+		CHECK_FOR_INTERRUPTS();
+		if (isnull)
+			continue;
+		/* read and copied at the first value: with none, left untouched */
+		if (filter == NULL)
+		{
+			bloom_getarg(fcinfo, 0, &view);
+			encoder = bloom_call_encoder_of_type(fcinfo, 1, ARR_ELEMTYPE(values));
+			filter = bloom_copy(&view);
+			/* prefetching only for a filter larger than the cache (core_probe.h) */
+			adder = (bf_adder *) palloc(sizeof(bf_adder));
+			bf_adder_init(adder, filter->bits, filter->m, filter->k, filter->hash_scheme);
+			value_context = AllocSetContextCreate(CurrentMemoryContext, "bloom_add_all value",
+												  ALLOCSET_SMALL_SIZES);
+		}
+
+		/*
+		 * What hashing one value allocates (a detoasted element, its bytes
+		 * converted to UTF-8 or from a send function) is freed before the
+		 * next, so memory does not grow with the array.
+		 */
+		old_context = MemoryContextSwitchTo(value_context);
+		hash = bloom_encoder_hash(encoder, value, filter->flags, &filter->flags);
+		MemoryContextSwitchTo(old_context);
+		MemoryContextReset(value_context);
+		bf_adder_add(adder, hash);
+	}
+	array_free_iterator(iterator);
+
+	if (filter == NULL)
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	bf_adder_flush(adder);
+	pfree(adder);
+	MemoryContextDelete(value_context);
 	PG_RETURN_POINTER(filter);
 }
 

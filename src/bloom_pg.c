@@ -440,6 +440,14 @@ bloom_call_encoder_resolve(FunctionCallInfo fcinfo, int argno)
 		ereport(ERROR,
 				errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				errmsg("could not determine the data type of the value to hash"));
+	return bloom_call_encoder_of_type(fcinfo, argno, typid);
+}
+
+BloomEncoder *
+bloom_call_encoder_of_type(FunctionCallInfo fcinfo, int argno, Oid typid)
+{
+	BloomCallCache *cache = bloom_call_cache(fcinfo);
+
 	if (cache->encoder == NULL || cache->encoder_typid != typid ||
 		cache->encoder_argno != argno)
 	{

@@ -172,6 +172,14 @@ extern void bloom_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *vi
 extern BloomEncoder *bloom_call_encoder_resolve(FunctionCallInfo fcinfo, int argno);
 
 /*
+ * The encoder for values of type typid that argument argno holds (the
+ * elements of an array argument, whose type the array tells), kept in the
+ * call site's cache as bloom_call_encoder's is.  A call site uses one or the
+ * other for an argument, never both.
+ */
+extern BloomEncoder *bloom_call_encoder_of_type(FunctionCallInfo fcinfo, int argno, Oid typid);
+
+/*
  * The filter in argument argno (which must not be NULL).  An inline value is
  * read in place; an out-of-line (TOASTed) one is detoasted once and kept for
  * the life of the call site (fn_extra), keyed by its toast pointer, so a

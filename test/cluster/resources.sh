@@ -140,6 +140,25 @@ growth_case bloom_union_cardinality "$(per_row "bloom_union_cardinality($f, $fr)
 growth_case bloom_intersection_cardinality "$(per_row "bloom_intersection_cardinality($f, $fr)")"
 growth_case bloom_jaccard "$(per_row "bloom_jaccard($f, $fr)")"
 growth_case bloom_empty "$(per_row "bloom_empty(0.01, 1000 + g % 2)")"
+growth_case bloom_add_all "$(per_row "bloom_add_all($f, ARRAY[g, NULL, g + 1])")"
+
+# bloom_add_all over one array of 1,000,000 composite values (hashed by
+# their send function, which allocates for each): the call holds the array
+# and the filter, and frees what each element's hash allocated before the
+# next, so its peak is within 16 MB of building the same array alone
+# (about 150 MB).
+"${PSQL[@]}" -c "CREATE TYPE resources_pair AS (a int, b text)"
+array_sql="ARRAY(SELECT ROW(g, 'value ' || g)::resources_pair FROM generate_series(1, 1000000) AS g)"
+array_alone=$(peak_kb 0 "SELECT cardinality($array_sql)")
+array_added=$(peak_kb 0 "SELECT bloom_add_all(bloom_empty(0.01, 1000), $array_sql) IS NOT NULL")
+echo "bloom_add_all of 1,000,000 composites: peak $array_added kB; the array alone $array_alone kB"
+if [ -z "$array_alone" ] || [ -z "$array_added" ]; then
+	fail "bloom_add_all over a large array: could not measure"
+elif [ $((array_added - array_alone)) -lt 16384 ]; then
+	pass "bloom_add_all over a large array: no growth with its elements ($((array_added - array_alone)) kB over the array alone)"
+else
+	fail "bloom_add_all over a large array: $((array_added - array_alone)) kB more than the array alone"
+fi
 
 # bloom_recv: COPY FROM a binary file (rows parsed, then dropped by WHERE false).
 "${PSQL[@]}" <<SQL
