@@ -25,9 +25,12 @@ bloom_test_arguments(FunctionCallInfo fcinfo, int filter_argno, int value_argno)
 	BloomEncoder *encoder;
 	bf_hash		hash;
 
-	bloom_getarg(fcinfo, filter_argno, &view);
+	bloom_getarg_lookup(fcinfo, filter_argno, &view);
 	encoder = bloom_call_encoder(fcinfo, value_argno);
 	hash = bloom_encoder_hash(encoder, PG_GETARG_DATUM(value_argno), view.header.flags, NULL);
+	/* a stored filter read by slices until it is worth detoasting */
+	if (unlikely(view.bits == NULL))
+		return bloom_lookup_slices(fcinfo, filter_argno, &view, hash);
 	/* a constant scheme in each case, so that each inlines one path */
 	switch (view.header.hash_scheme)
 	{
