@@ -8,7 +8,8 @@
 # Everything printed is also written to bench/results/latest.txt.
 #
 # Environment: BENCH_ROUNDS (timed rounds per query, default 7); BLOOM_INST,
-# the install tree (scripts/run.sh sets it), for the callgrind count.
+# the install tree (scripts/run.sh sets it), for the callgrind count;
+# BENCH_LOOKUP=0 skips the point lookups of lookup.sh (BENCH_LOOKUP_* there).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -48,6 +49,13 @@ if [ -n "${BLOOM_INST:-}" ]; then
 	echo | tee -a "$out"
 	echo "callgrind (bench/callgrind.sh): in-cache filter of 10,000 values at p = 0.01 (12 kB), 100,000 calls" | tee -a "$out"
 	"$here/callgrind.sh" "$BLOOM_INST" 2>&1 | tee -a "$out"
+fi
+
+# Point lookups and scans of stored filters against the whole-detoast
+# baseline (bench/lookup.sh); BENCH_LOOKUP=0 skips them.
+if [ "${BENCH_LOOKUP:-1}" != 0 ]; then
+	echo | tee -a "$out"
+	"$here/lookup.sh" 2>&1 | tee -a "$out"
 fi
 
 mv "$out" "$here/results/latest.txt"
