@@ -174,6 +174,28 @@ extern void bloom_getarg_lookup_fetch(FunctionCallInfo fcinfo, int argno, BloomV
 extern BloomEncoder *bloom_call_encoder_resolve(FunctionCallInfo fcinfo, int argno);
 
 /*
+ * The fast path of the two functions below: true, with the view, when
+ * argument argno is the stored filter the call site holds detoasted.
+ */
+static inline bool
+bloom_getarg_cached(FunctionCallInfo fcinfo, int argno, BloomView *view)
+{
+	struct varlena *value = (struct varlena *) PG_GETARG_POINTER(argno);
+	BloomCallCache *cache = (BloomCallCache *) fcinfo->flinfo->fn_extra;
+
+	if (cache != NULL && argno < lengthof(cache->args) &&
+		VARATT_IS_EXTERNAL_ONDISK(value) && cache->args[argno].valid &&
+		cache->args[argno].value != NULL &&
+		memcmp(cache->args[argno].toast_pointer, VARDATA_EXTERNAL(value),
+			   sizeof(cache->args[argno].toast_pointer)) == 0)
+	{
+		*view = cache->args[argno].view;
+		return true;
+	}
+	return false;
+}
+
+/*
  * The filter in argument argno (which must not be NULL).  An inline value is
  * read in place; an out-of-line (TOASTed) one is detoasted once and kept for
  * the life of the call site (fn_extra), keyed by its toast pointer, so a
@@ -187,19 +209,8 @@ extern BloomEncoder *bloom_call_encoder_resolve(FunctionCallInfo fcinfo, int arg
 static inline void
 bloom_getarg(FunctionCallInfo fcinfo, int argno, BloomView *view)
 {
-	struct varlena *value = (struct varlena *) PG_GETARG_POINTER(argno);
-	BloomCallCache *cache = (BloomCallCache *) fcinfo->flinfo->fn_extra;
-
-	if (cache != NULL && argno < lengthof(cache->args) &&
-		VARATT_IS_EXTERNAL_ONDISK(value) && cache->args[argno].valid &&
-		cache->args[argno].value != NULL &&
-		memcmp(cache->args[argno].toast_pointer, VARDATA_EXTERNAL(value),
-			   sizeof(cache->args[argno].toast_pointer)) == 0)
-	{
-		*view = cache->args[argno].view;
-		return;
-	}
-	bloom_getarg_fetch(fcinfo, argno, view);
+	if (!bloom_getarg_cached(fcinfo, argno, view))
+		bloom_getarg_fetch(fcinfo, argno, view);
 }
 
 /*
@@ -212,19 +223,8 @@ bloom_getarg(FunctionCallInfo fcinfo, int argno, BloomView *view)
 static inline void
 bloom_getarg_lookup(FunctionCallInfo fcinfo, int argno, BloomView *view)
 {
-	struct varlena *value = (struct varlena *) PG_GETARG_POINTER(argno);
-	BloomCallCache *cache = (BloomCallCache *) fcinfo->flinfo->fn_extra;
-
-	if (cache != NULL && argno < lengthof(cache->args) &&
-		VARATT_IS_EXTERNAL_ONDISK(value) && cache->args[argno].valid &&
-		cache->args[argno].value != NULL &&
-		memcmp(cache->args[argno].toast_pointer, VARDATA_EXTERNAL(value),
-			   sizeof(cache->args[argno].toast_pointer)) == 0)
-	{
-		*view = cache->args[argno].view;
-		return;
-	}
-	bloom_getarg_lookup_fetch(fcinfo, argno, view);
+	if (!bloom_getarg_cached(fcinfo, argno, view))
+		bloom_getarg_lookup_fetch(fcinfo, argno, view);
 }
 
 /*
