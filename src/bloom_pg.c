@@ -93,7 +93,7 @@ bloom_view_filter(const BloomFilter *filter, BloomView *view)
 static bool
 bloom_cache_matches(const BloomArgCache *entry, const struct varatt_external *toast_pointer)
 {
-	return entry->valid &&
+	return (entry->valid || entry->sliced) &&
 		memcmp(entry->toast_pointer, toast_pointer, sizeof(entry->toast_pointer)) == 0;
 }
 
@@ -119,13 +119,14 @@ bloom_cache_drop(BloomCallCache *cache, int spare)
 {
 	BloomArgCache *slot = &cache->spares[spare];
 
-	if (slot->valid)
+	if (slot->valid || slot->sliced)
 	{
 		cache->spare_bytes -= bloom_cache_bytes(slot);
 		if (slot->value != NULL)
 			pfree(slot->value);
 	}
 	slot->valid = false;
+	slot->sliced = false;
 	slot->value = NULL;
 }
 
@@ -140,7 +141,7 @@ bloom_cache_put_aside(BloomCallCache *cache, BloomArgCache *entry)
 {
 	int			slot = -1;
 
-	if (!entry->valid)
+	if (!entry->valid && !entry->sliced)
 	{
 		if (entry->value != NULL)
 			pfree(entry->value);
@@ -148,7 +149,7 @@ bloom_cache_put_aside(BloomCallCache *cache, BloomArgCache *entry)
 		return;
 	}
 	for (int i = 0; i < BLOOM_CACHE_SPARES && slot < 0; i++)
-		if (!cache->spares[i].valid)
+		if (!cache->spares[i].valid && !cache->spares[i].sliced)
 			slot = i;
 	if (slot < 0)
 	{
@@ -159,6 +160,7 @@ bloom_cache_put_aside(BloomCallCache *cache, BloomArgCache *entry)
 	cache->spares[slot] = *entry;
 	cache->spare_bytes += bloom_cache_bytes(entry);
 	entry->valid = false;
+	entry->sliced = false;
 	entry->value = NULL;
 	for (int i = 0; i < BLOOM_CACHE_SPARES && cache->spare_bytes > BLOOM_CACHE_SPARE_BYTES; i++)
 		bloom_cache_drop(cache, (cache->next_victim + i) % BLOOM_CACHE_SPARES);
@@ -167,7 +169,7 @@ bloom_cache_put_aside(BloomCallCache *cache, BloomArgCache *entry)
 /*
  * The cache entry of argument argno, made the one of this toast pointer:
  * as it was, taken back from the spares, or, after the current one is put
- * aside, a new one that is not valid yet.
+ * aside, a new one that is neither valid nor sliced yet.
  *
  * A toast pointer names an immutable stored value (an update writes a new
  * value under a new OID), and the cache lives no longer than the query that
@@ -194,6 +196,7 @@ bloom_cache_current(FunctionCallInfo fcinfo, int argno,
 		found = cache->spares[spare];
 		cache->spare_bytes -= bloom_cache_bytes(&found);
 		cache->spares[spare].valid = false;
+		cache->spares[spare].sliced = false;
 		cache->spares[spare].value = NULL;
 	}
 	bloom_cache_put_aside(cache, entry);
@@ -217,6 +220,7 @@ bloom_cache_detoast(FunctionCallInfo fcinfo, BloomArgCache *entry, struct varlen
 	MemoryContext old_context;
 
 	entry->valid = false;
+	entry->sliced = false;
 	if (entry->value != NULL)
 		pfree(entry->value);
 	entry->value = NULL;
@@ -239,7 +243,7 @@ bloom_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view)
 
 		VARATT_EXTERNAL_GET_POINTER(toast_pointer, value);
 		entry = bloom_cache_current(fcinfo, argno, &toast_pointer);
-		if (!entry->valid || entry->value == NULL)
+		if (!entry->valid)
 			bloom_cache_detoast(fcinfo, entry, value);
 		*view = entry->view;
 		return;
@@ -249,7 +253,7 @@ bloom_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view)
 	bloom_view_datum(PointerGetDatum(value), view);
 }
 
-void
+bool
 bloom_getarg_lookup_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view)
 {
 	struct varlena *value = (struct varlena *) PG_GETARG_POINTER(argno);
@@ -267,18 +271,24 @@ bloom_getarg_lookup_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view)
 			bloom_slice_budget(&toast_pointer);
 
 		/* a new value: by slices if it affords the header and one probe */
-		if (!entry->valid && budget >= 2)
+		if (!entry->valid && !entry->sliced && budget >= 2)
 		{
 			bloom_slice_view(value, &entry->view);
 			entry->slice_scans = 1;
-			entry->valid = true;
+			entry->sliced = true;
 		}
-		if (!entry->valid || (entry->value == NULL && entry->slice_scans >= budget))
+		if (entry->sliced && entry->slice_scans < budget)
+		{
+			*view = entry->view;
+			return false;
+		}
+		if (!entry->valid)
 			bloom_cache_detoast(fcinfo, entry, value);
 		*view = entry->view;
-		return;
+		return true;
 	}
 	bloom_view_datum(PointerGetDatum(value), view);
+	return true;
 }
 
 bool
@@ -286,7 +296,7 @@ bloom_lookup_slices(FunctionCallInfo fcinfo, int argno, const BloomView *view, b
 {
 	BloomCallCache *cache = (BloomCallCache *) fcinfo->flinfo->fn_extra;
 
-	Assert(cache != NULL && cache->args[argno].valid && cache->args[argno].value == NULL);
+	Assert(cache != NULL && cache->args[argno].sliced);
 	return bloom_slice_contains((struct varlena *) PG_GETARG_POINTER(argno), view, hash,
 								&cache->args[argno].slice_scans);
 }

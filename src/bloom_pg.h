@@ -139,10 +139,11 @@ extern PGDLLEXPORT Datum bloom_in(PG_FUNCTION_ARGS);
  */
 typedef struct BloomArgCache
 {
-	bool		valid;
+	bool		valid;			/* detoasted whole and checked */
+	bool		sliced;			/* read by slices, its header checked */
 	char		toast_pointer[16];	/* the varatt_external it was fetched by */
-	struct varlena *value;		/* detoasted copy, in fn_mcxt; NULL while read by slices */
-	BloomView	view;			/* bits NULL while read by slices */
+	struct varlena *value;		/* detoasted copy, in fn_mcxt; NULL while sliced */
+	BloomView	view;			/* bits NULL while sliced */
 	uint32		slice_scans;	/* TOAST index scans its slices took so far */
 } BloomArgCache;
 
@@ -170,7 +171,7 @@ extern BloomCallCache *bloom_call_cache(FunctionCallInfo fcinfo);
 
 /* The slow paths of the three functions below (bloom_pg.c). */
 extern void bloom_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view);
-extern void bloom_getarg_lookup_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view);
+extern bool bloom_getarg_lookup_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view);
 extern BloomEncoder *bloom_call_encoder_resolve(FunctionCallInfo fcinfo, int argno);
 
 /*
@@ -185,7 +186,6 @@ bloom_getarg_cached(FunctionCallInfo fcinfo, int argno, BloomView *view)
 
 	if (cache != NULL && argno < lengthof(cache->args) &&
 		VARATT_IS_EXTERNAL_ONDISK(value) && cache->args[argno].valid &&
-		cache->args[argno].value != NULL &&
 		memcmp(cache->args[argno].toast_pointer, VARDATA_EXTERNAL(value),
 			   sizeof(cache->args[argno].toast_pointer)) == 0)
 	{
@@ -217,14 +217,17 @@ bloom_getarg(FunctionCallInfo fcinfo, int argno, BloomView *view)
  * The filter in argument argno for a membership test, which reads k bits:
  * as bloom_getarg, except that a stored uncompressed filter the call site
  * has not tested often enough to pay for detoasting is left in TOAST; then
- * view->bits is NULL, the header is checked, and bloom_lookup_slices tests
- * a value (bloom_slice.c explains when the call site switches).
+ * the result is false, view->bits is NULL, the header is checked, and
+ * bloom_lookup_slices tests a value (bloom_slice.c explains when the call
+ * site switches).  The cached path returns a constant true, so once
+ * inlined it tests nothing more than bloom_getarg.
  */
-static inline void
+static inline bool
 bloom_getarg_lookup(FunctionCallInfo fcinfo, int argno, BloomView *view)
 {
-	if (!bloom_getarg_cached(fcinfo, argno, view))
-		bloom_getarg_lookup_fetch(fcinfo, argno, view);
+	if (bloom_getarg_cached(fcinfo, argno, view))
+		return true;
+	return bloom_getarg_lookup_fetch(fcinfo, argno, view);
 }
 
 /*
