@@ -30,6 +30,7 @@ OBJS = \
 	src/bloom_io.o \
 	src/bloom_encoding.o \
 	src/bloom_element.o \
+	src/bloom_slice.o \
 	src/bloom_setops.o \
 	src/bloom_agg.o \
 	src/bloom_agg_common.o \

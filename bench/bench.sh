@@ -9,7 +9,8 @@
 # Everything printed is also written to bench/results/latest.txt.
 #
 # Environment: BENCH_ROUNDS (timed rounds per query, default 7); BLOOM_INST,
-# the install tree (scripts/run.sh sets it), for the callgrind count.
+# the install tree (scripts/run.sh sets it), for the callgrind count;
+# BENCH_LOOKUP=0 skips the point lookups of lookup.sh (BENCH_LOOKUP_* there).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -55,6 +56,13 @@ fi
 echo | tee -a "$out"
 echo "batch adds (bench/batch.sh): UPDATEs of a stored 12 MB filter, one pgbench client" | tee -a "$out"
 "$here/batch.sh" 2>&1 | tee -a "$out"
+
+# Point lookups and scans of stored filters against the whole-detoast
+# baseline (bench/lookup.sh); BENCH_LOOKUP=0 skips them.
+if [ "${BENCH_LOOKUP:-1}" != 0 ]; then
+	echo | tee -a "$out"
+	"$here/lookup.sh" 2>&1 | tee -a "$out"
+fi
 
 mv "$out" "$here/results/latest.txt"
 trap - EXIT

@@ -98,8 +98,15 @@ bloom_view_filter(const BloomFilter *filter, BloomView *view)
 static bool
 bloom_cache_matches(const BloomArgCache *entry, const struct varatt_external *toast_pointer)
 {
-	return entry->valid &&
+	return (entry->valid || entry->sliced) &&
 		memcmp(entry->toast_pointer, toast_pointer, sizeof(entry->toast_pointer)) == 0;
+}
+
+/* Memory an entry holds: none while its filter is read by slices. */
+static Size
+bloom_cache_bytes(const BloomArgCache *entry)
+{
+	return entry->value != NULL ? VARSIZE(entry->value) : 0;
 }
 
 /* The spare slot holding the filter of this toast pointer, or -1. */
@@ -117,12 +124,14 @@ bloom_cache_drop(BloomCallCache *cache, int spare)
 {
 	BloomArgCache *slot = &cache->spares[spare];
 
-	if (slot->valid)
+	if (slot->valid || slot->sliced)
 	{
-		cache->spare_bytes -= VARSIZE(slot->value);
-		pfree(slot->value);
+		cache->spare_bytes -= bloom_cache_bytes(slot);
+		if (slot->value != NULL)
+			pfree(slot->value);
 	}
 	slot->valid = false;
+	slot->sliced = false;
 	slot->value = NULL;
 }
 
@@ -137,7 +146,7 @@ bloom_cache_put_aside(BloomCallCache *cache, BloomArgCache *entry)
 {
 	int			slot = -1;
 
-	if (!entry->valid)
+	if (!entry->valid && !entry->sliced)
 	{
 		if (entry->value != NULL)
 			pfree(entry->value);
@@ -145,7 +154,7 @@ bloom_cache_put_aside(BloomCallCache *cache, BloomArgCache *entry)
 		return;
 	}
 	for (int i = 0; i < BLOOM_CACHE_SPARES && slot < 0; i++)
-		if (!cache->spares[i].valid)
+		if (!cache->spares[i].valid && !cache->spares[i].sliced)
 			slot = i;
 	if (slot < 0)
 	{
@@ -154,11 +163,77 @@ bloom_cache_put_aside(BloomCallCache *cache, BloomArgCache *entry)
 		bloom_cache_drop(cache, slot);
 	}
 	cache->spares[slot] = *entry;
-	cache->spare_bytes += VARSIZE(entry->value);
+	cache->spare_bytes += bloom_cache_bytes(entry);
 	entry->valid = false;
+	entry->sliced = false;
 	entry->value = NULL;
 	for (int i = 0; i < BLOOM_CACHE_SPARES && cache->spare_bytes > BLOOM_CACHE_SPARE_BYTES; i++)
 		bloom_cache_drop(cache, (cache->next_victim + i) % BLOOM_CACHE_SPARES);
+}
+
+/*
+ * The cache entry of argument argno, made the one of this toast pointer:
+ * as it was, taken back from the spares, or, after the current one is put
+ * aside, a new one that is neither valid nor sliced yet.
+ *
+ * A toast pointer names an immutable stored value (an update writes a new
+ * value under a new OID), and the cache lives no longer than the query that
+ * holds a snapshot of it, so equal pointers mean equal values.
+ */
+static BloomArgCache *
+bloom_cache_current(FunctionCallInfo fcinfo, int argno,
+					const struct varatt_external *toast_pointer)
+{
+	BloomCallCache *cache = bloom_call_cache(fcinfo);
+	BloomArgCache *entry = &cache->args[argno];
+	int			spare;
+	BloomArgCache found = {0};
+
+	StaticAssertStmt(sizeof(*toast_pointer) == sizeof(entry->toast_pointer),
+					 "toast pointer size");
+	if (bloom_cache_matches(entry, toast_pointer))
+		return entry;
+
+	/* seen before: taken back to become current again */
+	spare = bloom_cache_find_spare(cache, toast_pointer);
+	if (spare >= 0)
+	{
+		found = cache->spares[spare];
+		cache->spare_bytes -= bloom_cache_bytes(&found);
+		cache->spares[spare].valid = false;
+		cache->spares[spare].sliced = false;
+		cache->spares[spare].value = NULL;
+	}
+	bloom_cache_put_aside(cache, entry);
+	if (spare >= 0)
+		*entry = found;
+	else
+	{
+		memcpy(entry->toast_pointer, toast_pointer, sizeof(entry->toast_pointer));
+		entry->slice_scans = 0;
+	}
+	return entry;
+}
+
+/*
+ * Detoast the entry's stored value whole, into fn_mcxt, and check it; the
+ * entry is not valid until the check has passed.
+ */
+static void
+bloom_cache_detoast(FunctionCallInfo fcinfo, BloomArgCache *entry, struct varlena *value)
+{
+	MemoryContext old_context;
+
+	entry->valid = false;
+	entry->sliced = false;
+	if (entry->value != NULL)
+		pfree(entry->value);
+	entry->value = NULL;
+	old_context = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+	entry->value = pg_detoast_datum(value);
+	MemoryContextSwitchTo(old_context);
+	bloom_view_datum(PointerGetDatum(entry->value), &entry->view);
+	entry->valid = true;
 }
 
 void
@@ -168,53 +243,67 @@ bloom_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view)
 
 	if (VARATT_IS_EXTERNAL_ONDISK(value) && argno < lengthof(((BloomCallCache *) NULL)->args))
 	{
-		BloomCallCache *cache = bloom_call_cache(fcinfo);
-		BloomArgCache *entry = &cache->args[argno];
 		struct varatt_external toast_pointer;
-		MemoryContext old_context;
+		BloomArgCache *entry;
 
-		StaticAssertStmt(sizeof(toast_pointer) == sizeof(entry->toast_pointer),
-						 "toast pointer size");
 		VARATT_EXTERNAL_GET_POINTER(toast_pointer, value);
-
-		/*
-		 * A toast pointer names an immutable stored value (an update writes a
-		 * new value under a new OID), and the cache lives no longer than the
-		 * query that holds a snapshot of it, so equal pointers mean equal
-		 * values.
-		 */
-		if (!bloom_cache_matches(entry, &toast_pointer))
-		{
-			int			spare = bloom_cache_find_spare(cache, &toast_pointer);
-			BloomArgCache found = {0};
-
-			/* seen before: taken back to become current again */
-			if (spare >= 0)
-			{
-				found = cache->spares[spare];
-				cache->spare_bytes -= VARSIZE(found.value);
-				cache->spares[spare].valid = false;
-				cache->spares[spare].value = NULL;
-			}
-			bloom_cache_put_aside(cache, entry);
-			if (spare >= 0)
-				*entry = found;
-			else
-			{
-				old_context = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
-				entry->value = pg_detoast_datum(value);
-				MemoryContextSwitchTo(old_context);
-				bloom_view_datum(PointerGetDatum(entry->value), &entry->view);
-				memcpy(entry->toast_pointer, &toast_pointer, sizeof(toast_pointer));
-				entry->valid = true;
-			}
-		}
+		entry = bloom_cache_current(fcinfo, argno, &toast_pointer);
+		if (!entry->valid)
+			bloom_cache_detoast(fcinfo, entry, value);
 		*view = entry->view;
 		return;
 	}
 
 	/* not a stored value of an argument the cache keeps: nothing worth caching */
 	bloom_view_datum(PointerGetDatum(value), view);
+}
+
+bool
+bloom_getarg_lookup_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view)
+{
+	struct varlena *value = (struct varlena *) PG_GETARG_POINTER(argno);
+
+	if (VARATT_IS_EXTERNAL_ONDISK(value) && argno < lengthof(((BloomCallCache *) NULL)->args))
+	{
+		struct varatt_external toast_pointer;
+		BloomArgCache *entry;
+		uint32		budget;
+
+		VARATT_EXTERNAL_GET_POINTER(toast_pointer, value);
+		entry = bloom_cache_current(fcinfo, argno, &toast_pointer);
+		/* slices of a compressed value would need all of it decompressed */
+		budget = VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer) ? 0 :
+			bloom_slice_budget(&toast_pointer);
+
+		/* a new value: by slices if it affords the header and one probe */
+		if (!entry->valid && !entry->sliced && budget >= 2)
+		{
+			bloom_slice_view(value, &entry->view);
+			entry->slice_scans = 1;
+			entry->sliced = true;
+		}
+		if (entry->sliced && entry->slice_scans < budget)
+		{
+			*view = entry->view;
+			return false;
+		}
+		if (!entry->valid)
+			bloom_cache_detoast(fcinfo, entry, value);
+		*view = entry->view;
+		return true;
+	}
+	bloom_view_datum(PointerGetDatum(value), view);
+	return true;
+}
+
+bool
+bloom_lookup_slices(FunctionCallInfo fcinfo, int argno, const BloomView *view, bf_hash hash)
+{
+	BloomCallCache *cache = (BloomCallCache *) fcinfo->flinfo->fn_extra;
+
+	Assert(cache != NULL && cache->args[argno].sliced);
+	return bloom_slice_contains((struct varlena *) PG_GETARG_POINTER(argno), view, hash,
+								&cache->args[argno].slice_scans);
 }
 
 /*

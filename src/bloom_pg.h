@@ -136,13 +136,19 @@ extern BloomFilter *bloom_setop_fold(BloomSetOp op, const char *operation,
 /* The type's input function (bloom_io.c), by which the type is recognized. */
 extern PGDLLEXPORT Datum bloom_in(PG_FUNCTION_ARGS);
 
-/* Per-call-site cache kept in flinfo->fn_extra by the functions above. */
+/*
+ * Per-call-site cache kept in flinfo->fn_extra by the functions above.  A
+ * stored filter that the membership tests read by slices (bloom_slice.c)
+ * has its checked header here and no value until it is detoasted whole.
+ */
 typedef struct BloomArgCache
 {
-	bool		valid;
+	bool		valid;			/* detoasted whole and checked */
+	bool		sliced;			/* read by slices, its header checked */
 	char		toast_pointer[16];	/* the varatt_external it was fetched by */
-	struct varlena *value;		/* detoasted copy, in fn_mcxt */
-	BloomView	view;
+	struct varlena *value;		/* detoasted copy, in fn_mcxt; NULL while sliced */
+	BloomView	view;			/* bits NULL while sliced */
+	uint32		slice_scans;	/* TOAST index scans its slices took so far */
 } BloomArgCache;
 
 /*
@@ -167,8 +173,9 @@ typedef struct BloomCallCache
 
 extern BloomCallCache *bloom_call_cache(FunctionCallInfo fcinfo);
 
-/* The slow paths of the two functions below (bloom_pg.c). */
+/* The slow paths of the three functions below (bloom_pg.c). */
 extern void bloom_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view);
+extern bool bloom_getarg_lookup_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view);
 extern BloomEncoder *bloom_call_encoder_resolve(FunctionCallInfo fcinfo, int argno);
 
 /*
@@ -178,6 +185,27 @@ extern BloomEncoder *bloom_call_encoder_resolve(FunctionCallInfo fcinfo, int arg
  * other for an argument, never both.
  */
 extern BloomEncoder *bloom_call_encoder_of_type(FunctionCallInfo fcinfo, int argno, Oid typid);
+
+/*
+ * The fast path of the two functions below: true, with the view, when
+ * argument argno is the stored filter the call site holds detoasted.
+ */
+static inline bool
+bloom_getarg_cached(FunctionCallInfo fcinfo, int argno, BloomView *view)
+{
+	struct varlena *value = (struct varlena *) PG_GETARG_POINTER(argno);
+	BloomCallCache *cache = (BloomCallCache *) fcinfo->flinfo->fn_extra;
+
+	if (cache != NULL && argno < lengthof(cache->args) &&
+		VARATT_IS_EXTERNAL_ONDISK(value) && cache->args[argno].valid &&
+		memcmp(cache->args[argno].toast_pointer, VARDATA_EXTERNAL(value),
+			   sizeof(cache->args[argno].toast_pointer)) == 0)
+	{
+		*view = cache->args[argno].view;
+		return true;
+	}
+	return false;
+}
 
 /*
  * The filter in argument argno (which must not be NULL).  An inline value is
@@ -193,19 +221,45 @@ extern BloomEncoder *bloom_call_encoder_of_type(FunctionCallInfo fcinfo, int arg
 static inline void
 bloom_getarg(FunctionCallInfo fcinfo, int argno, BloomView *view)
 {
-	struct varlena *value = (struct varlena *) PG_GETARG_POINTER(argno);
-	BloomCallCache *cache = (BloomCallCache *) fcinfo->flinfo->fn_extra;
-
-	if (cache != NULL && argno < lengthof(cache->args) &&
-		VARATT_IS_EXTERNAL_ONDISK(value) && cache->args[argno].valid &&
-		memcmp(cache->args[argno].toast_pointer, VARDATA_EXTERNAL(value),
-			   sizeof(cache->args[argno].toast_pointer)) == 0)
-	{
-		*view = cache->args[argno].view;
-		return;
-	}
-	bloom_getarg_fetch(fcinfo, argno, view);
+	if (!bloom_getarg_cached(fcinfo, argno, view))
+		bloom_getarg_fetch(fcinfo, argno, view);
 }
+
+/*
+ * The filter in argument argno for a membership test, which reads k bits:
+ * as bloom_getarg, except that a stored uncompressed filter the call site
+ * has not tested often enough to pay for detoasting is left in TOAST; then
+ * the result is false, view->bits is NULL, the header is checked, and
+ * bloom_lookup_slices tests a value (bloom_slice.c explains when the call
+ * site switches).  The cached path returns a constant true, so once
+ * inlined it tests nothing more than bloom_getarg.
+ */
+static inline bool
+bloom_getarg_lookup(FunctionCallInfo fcinfo, int argno, BloomView *view)
+{
+	if (bloom_getarg_cached(fcinfo, argno, view))
+		return true;
+	return bloom_getarg_lookup_fetch(fcinfo, argno, view);
+}
+
+/*
+ * Whether the value of this hash is in the filter of argument argno, which
+ * bloom_getarg_lookup left in TOAST (view->bits NULL), read by slices.
+ */
+extern bool bloom_lookup_slices(FunctionCallInfo fcinfo, int argno, const BloomView *view,
+								bf_hash hash);
+
+/*
+ * Slices of a stored, uncompressed filter (bloom_slice.c).  The budget is
+ * how many TOAST index scans slices of a value may take before detoasting
+ * it whole is cheaper; bloom_slice_view reads and checks its header (view
+ * bits NULL), ERROR XX001 when damaged; bloom_slice_contains tests a value,
+ * adding the index scans it made to *scans.
+ */
+extern uint32 bloom_slice_budget(const struct varatt_external *toast_pointer);
+extern void bloom_slice_view(struct varlena *value, BloomView *view);
+extern bool bloom_slice_contains(struct varlena *value, const BloomView *view, bf_hash hash,
+								 uint32 *scans);
 
 /*
  * The encoder for the value in argument argno of this call site, created in

@@ -1,0 +1,195 @@
+/*
+ * bloom_slice.c: membership tests on a stored filter that read only the
+ * TOAST chunks they need.
+ *
+ * A filter stored in a table (STORAGE external, the type's default) lives
+ * out of line, uncompressed, in TOAST chunks of TOAST_MAX_CHUNK_SIZE (1996)
+ * bytes.  Detoasting it whole to read k bits costs time in proportion to its
+ * size: a point lookup such as
+ *
+ *     SELECT bloom_contains(f, $1) FROM filters WHERE id = $2
+ *
+ * in a 62 MB filter would read 31,000 chunks for one value.  Instead, the
+ * lookup reads the header (the first chunk), checks it, and then only the
+ * chunks that hold the value's bits: under scheme 2 one 64-byte block (one
+ * chunk, or two when the block straddles a boundary, in one index scan);
+ * under scheme 1 the k bytes of its probes, grouped by chunk and read in
+ * order, stopping at the first clear bit (an absent value is usually
+ * answered after one or two).
+ *
+ * When to stop slicing and detoast whole
+ * --------------------------------------
+ *
+ * A call site that tests many values against the same stored filter (the
+ * semi-join prefilter: one filter from an InitPlan, millions of rows) is
+ * served best by detoasting once and testing in memory (the per-call-site
+ * cache, bloom_pg.c), and a point lookup by slices.  Which one a call site
+ * is does not show on its first call, so it rents before it buys: each
+ * filter a call site sees is read by slices until the index scans made for
+ * it cost about as much as detoasting it whole would have, and detoasted
+ * whole from then on.  That spends at most twice what the better choice in
+ * hindsight would have.
+ *
+ * A slice costs one TOAST index scan (opening the relation and its index,
+ * a descent, a heap fetch): about 2 to 2.5 us with the chunks in shared
+ * buffers, where detoasting whole costs about 0.4 to 0.5 us a chunk (1.2
+ * and 12 MB filters) and 1.8 us a chunk at 62 MB (measured on PostgreSQL
+ * 15, 2 cores).  So one scan is worth about BLOOM_SLICE_SCAN_CHUNKS = 4
+ * chunks, and a value of n chunks is read by slices for at most n / 4
+ * scans (bloom_slice_budget) by each call site: for a 1.2 MB scheme 1
+ * filter that is about 20 lookups of present values (7 scans each, fewer
+ * for absent ones), for a 12 MB scheme 2 filter about 1,500 lookups.  A
+ * value that cannot afford the header and one probe (under 8 chunks, about
+ * 16 kB) is detoasted whole at once.  A scan of millions of rows pays the
+ * slices once, at most about one more whole detoast.
+ *
+ * What a slice lookup checks: the header exactly as bloom_view_datum does
+ * (bf_check_header) and the value's length against m, from the toast
+ * pointer, before any bit is read, so a damaged value is an ERROR XX001 and
+ * never a read past its end; missing or misnumbered chunks raise XX001 in
+ * PostgreSQL's TOAST code.  The padding bits past m are not read: no probe
+ * reaches them, so they cannot change an answer (the whole-value paths
+ * still reject a value whose padding is not zero).
+ */
+#include "bloom_pg.h"
+
+#include "access/detoast.h"
+#include "access/heaptoast.h"
+
+/* What one TOAST index scan of a slice costs, in chunks of a whole detoast. */
+#define BLOOM_SLICE_SCAN_CHUNKS 4
+
+uint32
+bloom_slice_budget(const struct varatt_external *toast_pointer)
+{
+	int64		chunks = ((int64) VARATT_EXTERNAL_GET_EXTSIZE(*toast_pointer) +
+						  TOAST_MAX_CHUNK_SIZE - 1) / TOAST_MAX_CHUNK_SIZE;
+
+	return (uint32) (chunks / BLOOM_SLICE_SCAN_CHUNKS);
+}
+
+pg_noreturn static void
+bloom_slice_raise_corrupt(bf_status status)
+{
+	ereport(ERROR,
+			errcode(ERRCODE_DATA_CORRUPTED),
+			errmsg("invalid bloom filter value"),
+			errdetail("%s", bf_status_message(status)));
+	pg_unreachable();
+}
+
+/*
+ * length bytes at offset of the value (offsets count from the byte after the
+ * varlena length word, as TOAST does), into dst.
+ */
+static void
+bloom_slice_read(struct varlena *value, int64 offset, int64 length, uint8 *dst)
+{
+	struct varlena *slice = detoast_attr_slice(value, (int32) offset, (int32) length);
+
+	/* the length was checked against the toast pointer's: this is TOAST's own damage */
+	if (VARSIZE_ANY_EXHDR(slice) != length)
+		bloom_slice_raise_corrupt(BF_LENGTH);
+	memcpy(dst, VARDATA_ANY(slice), length);
+	pfree(slice);
+}
+
+void
+bloom_slice_view(struct varlena *value, BloomView *view)
+{
+	struct varatt_external toast_pointer;
+	uint8		body[BLOOM_HEADER_BYTES];
+	int64		length;
+	bf_status	status;
+
+	Assert(VARATT_IS_EXTERNAL_ONDISK(value));
+	VARATT_EXTERNAL_GET_POINTER(toast_pointer, value);
+	Assert(!VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer));
+
+	length = VARATT_EXTERNAL_GET_EXTSIZE(toast_pointer);
+	if (length < BLOOM_HEADER_BYTES || length + VARHDRSZ != toast_pointer.va_rawsize)
+		bloom_slice_raise_corrupt(BF_LENGTH);
+	bloom_slice_read(value, 0, BLOOM_HEADER_BYTES, body);
+	bloom_header_read(body, &view->header);
+	status = bf_check_header(&view->header);
+	if (status == BF_OK &&
+		(uint64) (length - BLOOM_HEADER_BYTES) != bloom_payload_bytes(view->header.m))
+		status = BF_LENGTH;
+	if (status != BF_OK)
+		bloom_slice_raise_corrupt(status);
+	view->bits = NULL;
+	view->nbytes = length - BLOOM_HEADER_BYTES;
+}
+
+/* Scheme 2: the value's block, in one slice. */
+static bool
+bloom_slice_contains_blocked(struct varlena *value, const BloomView *view, bf_hash hash,
+							 uint32 *scans)
+{
+	uint8		block[BF_BLOCK_BYTES];
+	uint64		offset = bf_block_offset(hash.h1, view->header.m);
+
+	Assert(offset + BF_BLOCK_BYTES <= view->nbytes);
+	bloom_slice_read(value, BLOOM_HEADER_BYTES + offset, BF_BLOCK_BYTES, block);
+	(*scans)++;
+	return bf_block_test(block, view->header.k, hash.h2);
+}
+
+/*
+ * Scheme 1: the k probes' bytes in increasing order, one slice per run of
+ * them in one chunk, until a clear bit answers.
+ */
+static bool
+bloom_slice_contains_edh(struct varlena *value, const BloomView *view, bf_hash hash,
+						 uint32 *scans)
+{
+	uint64		positions[BLOOM_K_MAX];
+	uint8		bytes[TOAST_MAX_CHUNK_SIZE];
+	uint32		k = view->header.k;
+	uint32		first;
+
+	bf_probe_positions(hash, view->header.m, k, BLOOM_HASH_XXH3_EDH, positions);
+	/* insertion sort: k is at most 64 */
+	for (uint32 i = 1; i < k; i++)
+	{
+		uint64		position = positions[i];
+		uint32		j = i;
+
+		for (; j > 0 && positions[j - 1] > position; j--)
+			positions[j] = positions[j - 1];
+		positions[j] = position;
+	}
+
+	for (first = 0; first < k;)
+	{
+		uint64		start = BLOOM_HEADER_BYTES + positions[first] / 8;
+		uint64		chunk = start / TOAST_MAX_CHUNK_SIZE;
+		uint32		last = first;
+
+		while (last + 1 < k &&
+			   (BLOOM_HEADER_BYTES + positions[last + 1] / 8) / TOAST_MAX_CHUNK_SIZE == chunk)
+			last++;
+		bloom_slice_read(value, start, BLOOM_HEADER_BYTES + positions[last] / 8 - start + 1,
+						 bytes);
+		(*scans)++;
+		for (; first <= last; first++)
+		{
+			uint64		position = positions[first];
+
+			if (((bytes[BLOOM_HEADER_BYTES + position / 8 - start] >> (position & 7)) & 1) == 0)
+				return false;
+		}
+	}
+	return true;
+}
+
+bool
+bloom_slice_contains(struct varlena *value, const BloomView *view, bf_hash hash,
+					 uint32 *scans)
+{
+	Assert(view->bits == NULL);
+	if (view->header.hash_scheme == BLOOM_HASH_XXH3_BLOCKED)
+		return bloom_slice_contains_blocked(value, view, hash, scans);
+	Assert(view->header.hash_scheme == BLOOM_HASH_XXH3_EDH);
+	return bloom_slice_contains_edh(value, view, hash, scans);
+}

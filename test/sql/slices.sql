@@ -1,0 +1,134 @@
+--
+-- Lookups in stored filters by TOAST slices (src/bloom_slice.c).
+--
+-- bloom_contains, @> and <@ read a stored, uncompressed filter (STORAGE
+-- external, the type's default) by its header and the chunks holding the
+-- probed bits, until a call site's index scans have cost about a whole
+-- detoast; then they detoast it and keep it, as every other function does.
+-- Every answer, before and after that switch, must be the whole filter's:
+-- the reference here is the same filter as an inline value (a text round
+-- trip), which never goes through TOAST.
+--
+
+-- The shared buffers a query's execution touches.
+CREATE FUNCTION slice_blocks(query text) RETURNS int8
+LANGUAGE plpgsql AS $$
+DECLARE
+	plan json;
+BEGIN
+	EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || query
+		INTO plan;
+	RETURN (plan -> 0 -> 'Plan' ->> 'Shared Hit Blocks')::int8 +
+		(plan -> 0 -> 'Plan' ->> 'Shared Read Blocks')::int8;
+END
+$$;
+
+-- 1: scheme 1, 240 kB (120 chunks); 2: scheme 2, 2.4 MB (1,200 chunks);
+-- 3: 120 bytes, inline.  Each holds 1 .. 20,000 (3: 1 .. 100).
+CREATE TABLE slice_filters (id int PRIMARY KEY, f bloom);
+INSERT INTO slice_filters SELECT 1, bloom_agg(i, 0.01, 200000) FROM generate_series(1, 20000) AS i;
+INSERT INTO slice_filters SELECT 2, bloom_agg(i, 0.01, 2000000) FROM generate_series(1, 20000) AS i;
+INSERT INTO slice_filters SELECT 3, bloom_agg(i, 0.01, 100) FROM generate_series(1, 100) AS i;
+SELECT id, substr(f::text, 1, 11) AS text_prefix, (bloom_info(f)).bytes,
+	pg_column_compression(f) AS compression
+FROM slice_filters ORDER BY id;
+
+--
+-- Which path, by the shared buffers a query touches: one lookup reads a
+-- few blocks (filter 2 has about 300); after the switch, more lookups from
+-- the same call site read no more (slices alone would read 3 or more each).
+--
+SELECT id,
+	slice_blocks(format('SELECT bloom_contains(f, 7) FROM slice_filters WHERE id = %s', id)) < 40
+		AS one_lookup_reads_few_blocks,
+	slice_blocks(format('SELECT count(*) FROM slice_filters, generate_series(1, 10000) AS v
+		WHERE id = %s AND bloom_contains(f, v)', id))
+	<= slice_blocks(format('SELECT count(*) FROM slice_filters, generate_series(1, 3000) AS v
+		WHERE id = %s AND bloom_contains(f, v)', id)) + 5
+		AS switched_before_3000_lookups
+FROM slice_filters WHERE id IN (1, 2) ORDER BY id;
+
+--
+-- The answers: 20,000 present and 20,000 absent values against each
+-- filter, from one call site per operator, across the switch.
+--
+WITH reference AS MATERIALIZED (SELECT id, f::text::bloom AS g FROM slice_filters)
+SELECT s.id, count(*) AS lookups,
+	count(*) FILTER (WHERE bloom_contains(s.f, v)) AS maybe_present,
+	count(*) FILTER (WHERE bloom_contains(s.f, v) IS DISTINCT FROM bloom_contains(r.g, v)
+		OR (s.f @> v) IS DISTINCT FROM bloom_contains(r.g, v)
+		OR (v <@ s.f) IS DISTINCT FROM bloom_contains(r.g, v)) AS differ
+FROM slice_filters AS s JOIN reference AS r USING (id), generate_series(1, 40000) AS v
+GROUP BY s.id ORDER BY s.id;
+
+-- The first lookups only, each from a new call site (by slices).
+WITH reference AS MATERIALIZED (SELECT id, f::text::bloom AS g FROM slice_filters)
+SELECT r.id, count(*) AS lookups,
+	count(*) FILTER (WHERE (SELECT bloom_contains(f, v) FROM slice_filters WHERE id = r.id)
+		IS DISTINCT FROM bloom_contains(r.g, v)) AS differ
+FROM reference AS r, generate_series(19900, 20100) AS v
+GROUP BY r.id ORDER BY r.id;
+
+-- Rows alternating between the stored filters: each keeps its own count.
+WITH reference AS MATERIALIZED (SELECT id, f::text::bloom AS g FROM slice_filters)
+SELECT count(*) AS lookups,
+	count(*) FILTER (WHERE bloom_contains(s.f, v) IS DISTINCT FROM bloom_contains(r.g, v)) AS differ
+FROM generate_series(1, 40000) AS v,
+	LATERAL (SELECT f FROM slice_filters WHERE id = 1 + v % 3) AS s,
+	LATERAL (SELECT g FROM reference WHERE id = 1 + v % 3) AS r;
+
+--
+-- Compressed values are detoasted whole, as before: a nearly empty large
+-- filter compresses, out of line (extended) and inline (main).
+--
+CREATE TABLE slice_compressed (id int PRIMARY KEY, f bloom);
+ALTER TABLE slice_compressed ALTER COLUMN f SET STORAGE extended;
+INSERT INTO slice_compressed SELECT 1, bloom_agg(i, 0.01, 1000000) FROM generate_series(1, 100) AS i;
+ALTER TABLE slice_compressed ALTER COLUMN f SET STORAGE main;
+INSERT INTO slice_compressed SELECT 2, bloom_agg(i, 0.01, 100000) FROM generate_series(1, 10) AS i;
+SELECT id, pg_column_compression(f) IS NOT NULL AS compressed,
+	pg_column_size(f) < (bloom_info(f)).bytes / 10 AS smaller
+FROM slice_compressed ORDER BY id;
+WITH reference AS MATERIALIZED (SELECT id, f::text::bloom AS g FROM slice_compressed)
+SELECT s.id, count(*) FILTER (WHERE bloom_contains(s.f, v)) AS maybe_present,
+	count(*) FILTER (WHERE bloom_contains(s.f, v) IS DISTINCT FROM bloom_contains(r.g, v)
+		OR (v <@ s.f) IS DISTINCT FROM bloom_contains(r.g, v)) AS differ
+FROM slice_compressed AS s JOIN reference AS r USING (id), generate_series(1, 2000) AS v
+GROUP BY s.id ORDER BY s.id;
+
+--
+-- A damaged stored value is an ERROR XX001, by slices as when read whole,
+-- never a read past its end.  The values are filter 1's bytes with one
+-- header field or the length broken, stored out of line uncompressed.
+--
+-- byteasend returns a copy of its argument: here, raw bytes between the two types.
+CREATE FUNCTION slice_bytes_of(bloom) RETURNS bytea LANGUAGE internal STRICT AS 'byteasend';
+CREATE FUNCTION slice_unchecked(bytea) RETURNS bloom LANGUAGE internal STRICT AS 'byteasend';
+CREATE TABLE slice_damaged (what text, f bloom);
+INSERT INTO slice_damaged
+SELECT d.what, slice_unchecked(d.bytes)
+FROM (SELECT slice_bytes_of(f) AS b FROM slice_filters WHERE id = 1) AS s,
+	LATERAL (VALUES
+		('format version 9', set_byte(s.b, 0, 9)),
+		('hash scheme 3', set_byte(s.b, 1, 3)),
+		('k = 0', set_byte(s.b, 2, 0)),
+		('unknown flag', set_byte(s.b, 3, 128)),
+		('m = 0', overlay(s.b PLACING '\x0000000000000000'::bytea FROM 5 FOR 8)),
+		('8 bytes short', substr(s.b, 1, length(s.b) - 8)),
+		('8 bytes past the end', s.b || '\x0000000000000000'::bytea),
+		('undamaged', s.b)) AS d(what, bytes);
+SELECT what, pg_column_compression(f) AS compression, e.*,
+	(SELECT row(w.*) FROM error_detail_of(format(
+		'SELECT bloom_info(f) FROM slice_damaged WHERE what = %L', what)) AS w)
+	= row(e.*) AS same_as_whole
+FROM slice_damaged,
+	LATERAL error_detail_of(format(
+		'SELECT bloom_contains(f, 7) FROM slice_damaged WHERE what = %L', what)) AS e
+ORDER BY what;
+
+DROP TABLE slice_damaged;
+DROP FUNCTION slice_unchecked(bytea);
+DROP FUNCTION slice_bytes_of(bloom);
+DROP TABLE slice_compressed;
+DROP TABLE slice_filters;
+DROP FUNCTION slice_blocks(text);
