@@ -85,9 +85,13 @@ bloom_is_peekable_qual(Node *clause, Index relid)
  * the quals, under the active snapshot.  The planner reads tables itself
  * elsewhere too (selfuncs.c's get_actual_variable_range() reads an index's
  * ends).  On success *filter is a detoasted copy in CurrentMemoryContext,
- * or *isnull is set when the row has a NULL or no row passes.
+ * or *isnull is set when the row has a NULL or no row passes.  A filter of
+ * more than BLOOM_PEEK_MAX_BYTES is not read (false): detoasting it would
+ * cost every planning of the query what the scan itself spends once (about
+ * 60 ms at 62 MB), and its column's statistics stand for it instead.
  */
 #define BLOOM_PEEK_MAX_PAGES 8
+#define BLOOM_PEEK_MAX_BYTES ((Size) 2 << 20)
 
 static bool
 bloom_peek_initplan_filter(PlannerInfo *subroot, RelOptInfo *rel, Var *var,
@@ -104,6 +108,7 @@ bloom_peek_initplan_filter(PlannerInfo *subroot, RelOptInfo *rel, Var *var,
 	TupleTableSlot *slot;
 	TableScanDesc scan;
 	bool		found = false;
+	bool		too_large = false;
 
 	if (parse->commandType != CMD_SELECT || parse->setOperations != NULL ||
 		parse->hasAggs || parse->hasWindowFuncs || parse->hasTargetSRFs ||
@@ -155,7 +160,13 @@ bloom_peek_initplan_filter(PlannerInfo *subroot, RelOptInfo *rel, Var *var,
 			Datum		value = slot_getattr(slot, var->varattno, isnull);
 
 			if (!*isnull)
-				*filter = PointerGetDatum(PG_DETOAST_DATUM_COPY(value));
+			{
+				/* the size from the toast pointer, before fetching anything */
+				if (toast_raw_datum_size(value) > BLOOM_PEEK_MAX_BYTES)
+					too_large = true;
+				else
+					*filter = PointerGetDatum(PG_DETOAST_DATUM_COPY(value));
+			}
 			found = true;
 			break;
 		}
@@ -167,7 +178,7 @@ bloom_peek_initplan_filter(PlannerInfo *subroot, RelOptInfo *rel, Var *var,
 	table_close(relation, AccessShareLock);
 	if (!found)
 		*isnull = true;			/* no row: the InitPlan returns NULL */
-	return true;
+	return !too_large;
 }
 
 /*
