@@ -25,23 +25,26 @@
  * served best by detoasting once and testing in memory (the per-call-site
  * cache, bloom_pg.c), and a point lookup by slices.  Which one a call site
  * is does not show on its first call, so it rents before it buys: each
- * filter a call site sees is read by slices until the index scans made for
- * it cost about as much as detoasting it whole would have, and detoasted
- * whole from then on.  That spends at most twice what the better choice in
- * hindsight would have.
+ * filter a call site sees is read by slices for a few index scans, at most
+ * BLOOM_SLICE_SCANS_MAX and never more than detoasting it whole would cost,
+ * and detoasted whole from then on.  A point lookup (one call) stays within
+ * that; a scan pays at most BLOOM_SLICE_SCANS_MAX slices on top of the one
+ * detoast it always made.  With a budget as large as a whole detoast (n / 4
+ * scans, the rent-or-buy bound) and no cap, 1M-value scans of 12 and 62 MB
+ * filters measured 1.05x the whole-detoast build; with the cap, 1.01x and
+ * 1.02x (bench/lookup.sh, 3 pairs), the lookups unchanged.
  *
  * A slice costs one TOAST index scan (opening the relation and its index,
  * a descent, a heap fetch): about 2 to 2.5 us with the chunks in shared
  * buffers, where detoasting whole costs about 0.4 to 0.5 us a chunk (1.2
  * and 12 MB filters) and 1.8 us a chunk at 62 MB (measured on PostgreSQL
  * 15, 2 cores).  So one scan is worth about BLOOM_SLICE_SCAN_CHUNKS = 4
- * chunks, and a value of n chunks is read by slices for at most n / 4
- * scans (bloom_slice_budget) by each call site: for a 1.2 MB scheme 1
- * filter that is about 20 lookups of present values (7 scans each, fewer
- * for absent ones), for a 12 MB scheme 2 filter about 1,500 lookups.  A
- * value that cannot afford the header and one probe (under 8 chunks, about
- * 16 kB) is detoasted whole at once.  A scan of millions of rows pays the
- * slices once, at most about one more whole detoast.
+ * chunks, and a value of n chunks is read by slices for at most
+ * min(n / 4, BLOOM_SLICE_SCANS_MAX) scans (bloom_slice_budget) by each call
+ * site: a scheme 1 lookup takes up to k + 1 scans (the header, then one per
+ * chunk its probes touch), a scheme 2 lookup 2.  A value that cannot afford
+ * the header and one probe (under 8 chunks, about 16 kB) is detoasted whole
+ * at once.
  *
  * What a slice lookup checks: the header exactly as bloom_view_datum does
  * (bf_check_header) and the value's length against m, from the toast
@@ -59,13 +62,16 @@
 /* What one TOAST index scan of a slice costs, in chunks of a whole detoast. */
 #define BLOOM_SLICE_SCAN_CHUNKS 4
 
+/* The most slice scans a call site makes of one filter before detoasting it. */
+#define BLOOM_SLICE_SCANS_MAX 16
+
 uint32
 bloom_slice_budget(const struct varatt_external *toast_pointer)
 {
 	int64		chunks = ((int64) VARATT_EXTERNAL_GET_EXTSIZE(*toast_pointer) +
 						  TOAST_MAX_CHUNK_SIZE - 1) / TOAST_MAX_CHUNK_SIZE;
 
-	return (uint32) (chunks / BLOOM_SLICE_SCAN_CHUNKS);
+	return (uint32) Min(chunks / BLOOM_SLICE_SCAN_CHUNKS, BLOOM_SLICE_SCANS_MAX);
 }
 
 pg_noreturn static void
