@@ -39,7 +39,8 @@ OBJS = \
 	src/bloom_selectivity.o \
 	src/bloom_initplan.o \
 	src/bloom_analyze.o \
-	src/bloom_autoagg.o
+	src/bloom_autoagg.o \
+	src/bloom_autoprefilter.o
 DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql sql/bloomfilter--1.1--1.2.sql
 
 # pg_regress: every test/sql/*.sql against test/expected/, setup first (it

@@ -94,3 +94,16 @@ CREATE FUNCTION bloom_add_all(bloom, pg_catalog.anyarray) RETURNS bloom
 	LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION bloom_add_all(bloom, pg_catalog.anyarray) IS
 	'copy with every element of the array added, as bloom_add of each in turn (NULL elements skipped; a NULL array: unchanged)';
+
+--
+-- Automatic semi-join prefilters for postgres_fdw (src/bloom_autoprefilter.c,
+-- doc/auto-prefilter.md): with bloomfilter.auto_prefilter on, the filter of
+-- an added prefilter passes through this identity function, so that EXPLAIN
+-- VERBOSE shows where it came from.
+--
+
+CREATE FUNCTION bloom_auto_prefilter(bloom) RETURNS bloom
+	AS 'MODULE_PATHNAME', 'bloom_auto_prefilter'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_auto_prefilter(bloom) IS
+	'its argument: marks the filter of a prefilter that bloomfilter.auto_prefilter added to a join';

@@ -68,4 +68,78 @@
 #define table_beginscan_plain(rel, snapshot) table_beginscan(rel, snapshot, 0, NULL)
 #endif
 
+
+/*
+ * Three differences the automatic prefilter (bloom_autoprefilter.c) meets:
+ *
+ * 19 gave planner_hook and standard_planner a last argument, the
+ * ExplainState of an EXPLAIN (NULL otherwise).
+ */
+#if PG_VERSION_NUM >= 190000
+#define BLOOM_PLANNER_HOOK_PARAMS Query *parse, const char *query_string, \
+	int cursorOptions, ParamListInfo boundParams, ExplainState *es
+#define BLOOM_PLANNER_HOOK_ARGS parse, query_string, cursorOptions, boundParams, es
+#else
+#define BLOOM_PLANNER_HOOK_PARAMS Query *parse, const char *query_string, \
+	int cursorOptions, ParamListInfo boundParams
+#define BLOOM_PLANNER_HOOK_ARGS parse, query_string, cursorOptions, boundParams
+#endif
+
+/*
+ * 16 marks a Var with the outer joins that can null it (varnullingrels),
+ * and keeps a query's permissions apart from its range table (rteperminfos,
+ * RangeTblEntry.perminfoindex); 15 keeps them in the RangeTblEntry, which a
+ * copy carries along.  bloom_copy_permission_info: a copy of rte, from
+ * query from, goes into query to as its last range table entry.
+ */
+#if PG_VERSION_NUM >= 160000
+#include "parser/parse_relation.h"
+#define bloom_var_forget_nulling(var) ((var)->varnullingrels = NULL)
+static inline void
+bloom_copy_permission_info(const Query *from, RangeTblEntry *rte, Query *to)
+{
+	if (rte->perminfoindex == 0)
+		return;
+	to->rteperminfos = lappend(to->rteperminfos,
+							   copyObject(getRTEPermissionInfo(from->rteperminfos, rte)));
+	rte->perminfoindex = list_length(to->rteperminfos);
+}
+#else
+#define bloom_var_forget_nulling(var) ((void) (var))
+#define bloom_copy_permission_info(from, rte, to) ((void) 0)
+#endif
+
+/*
+ * 16 exported get_extension_schema(); on 15 it is read from pg_extension.
+ */
+#if PG_VERSION_NUM >= 160000
+#include "commands/extension.h"
+#define bloom_extension_schema(extension) get_extension_schema(extension)
+#else
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/pg_extension.h"
+#include "utils/fmgroids.h"
+static inline Oid
+bloom_extension_schema(Oid extension)
+{
+	Relation	catalog = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tuple;
+	Oid			schema = InvalidOid;
+
+	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(extension));
+	scan = systable_beginscan(catalog, ExtensionOidIndexId, true, NULL, 1, &key);
+	tuple = systable_getnext(scan);
+	if (HeapTupleIsValid(tuple))
+		schema = ((Form_pg_extension) GETSTRUCT(tuple))->extnamespace;
+	systable_endscan(scan);
+	table_close(catalog, AccessShareLock);
+	return schema;
+}
+#endif
+
 #endif							/* BLOOM_COMPAT_H */

@@ -30,6 +30,7 @@ void
 _PG_init(void)
 {
 	bf_interrupt_hook = bloom_check_for_interrupts;
+	bloom_auto_prefilter_init();
 }
 
 BloomCallCache *

@@ -277,4 +277,10 @@ bloom_call_encoder(FunctionCallInfo fcinfo, int argno)
 	return bloom_call_encoder_resolve(fcinfo, argno);
 }
 
+/*
+ * bloomfilter.auto_prefilter and its settings, and the planner hook that
+ * adds the prefilters (bloom_autoprefilter.c); called by _PG_init.
+ */
+extern void bloom_auto_prefilter_init(void);
+
 #endif							/* BLOOM_PG_H */
