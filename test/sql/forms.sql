@@ -237,7 +237,8 @@ CROSS JOIN LATERAL (VALUES
 		bloom_send(bloom_add_all(s.f, ARRAY[-7, NULL, -8])) = bloom_send(bloom_add_all(r.p, ARRAY[-7, NULL, -8]))),
 	(46, 'bloom_add_all(filter, NULL)', bloom_send(bloom_add_all(s.f, NULL::int[])) = bloom_send(r.p)),
 	(47, 'bloom_add_all(e, ARRAY[filter]): filters as the values',
-		bloom_send(bloom_add_all(r.e, ARRAY[s.f])) = bloom_send(bloom_add(r.e, r.p)))
+		bloom_send(bloom_add_all(r.e, ARRAY[s.f])) = bloom_send(bloom_add(r.e, r.p))),
+	(48, 'bloom_auto_prefilter(filter)', bloom_send(bloom_auto_prefilter(s.f)) = bloom_send(r.p))
 ) AS c(ord, fn, same);
 
 -- one line per function: how many forms it was run on, and any that differ
@@ -258,7 +259,7 @@ EXCEPT
 SELECT f::regprocedure FROM unnest(ARRAY[
 	'bloom_out(bloom)', 'bloom_send(bloom)', 'bloom_contains(bloom, anyelement)',
 	'bloom_contained_by(anyelement, bloom)', 'bloom_add(bloom, anyelement)',
-	'bloom_add_all(bloom, anyarray)',
+	'bloom_add_all(bloom, anyarray)', 'bloom_auto_prefilter(bloom)',
 	'bloom_or(bloom, bloom)', 'bloom_and(bloom, bloom)', 'bloom_union(bloom[])',
 	'bloom_intersection(bloom[])', 'bloom_union_agg(bloom)', 'bloom_intersection_agg(bloom)',
 	'bloom_agg(anyelement, float8, int8)', 'bloom_agg(anyelement)', 'bloom_agg(anyelement, float8)',
