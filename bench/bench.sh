@@ -5,12 +5,15 @@
 # max_parallel_workers_per_gather=0 and jit=off (scripts/run.sh).  It creates
 # the data (setup.sql), shows how it is stored (storage.sql), times the cases
 # of cases.sql (measure.sql) and prints medians and ratios (report.sql), then
-# times UPDATEs of a stored filter by one value and by batches (batch.sh).
+# times UPDATEs of a stored filter by one value and by batches (batch.sh),
+# point lookups (lookup.sh) and postgres_fdw prefilters, written by hand and
+# added by bloomfilter.auto_prefilter (fdw.sh).
 # Everything printed is also written to bench/results/latest.txt.
 #
 # Environment: BENCH_ROUNDS (timed rounds per query, default 7); BLOOM_INST,
 # the install tree (scripts/run.sh sets it), for the callgrind count;
-# BENCH_LOOKUP=0 skips the point lookups of lookup.sh (BENCH_LOOKUP_* there).
+# BENCH_LOOKUP=0 skips the point lookups of lookup.sh (BENCH_LOOKUP_* there);
+# BENCH_FDW=0 skips the postgres_fdw prefilters of fdw.sh.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -62,6 +65,13 @@ echo "batch adds (bench/batch.sh): UPDATEs of a stored 12 MB filter, one pgbench
 if [ "${BENCH_LOOKUP:-1}" != 0 ]; then
 	echo | tee -a "$out"
 	"$here/lookup.sh" 2>&1 | tee -a "$out"
+fi
+
+# postgres_fdw: the hand-written prefilters and bloomfilter.auto_prefilter on
+# the plain join (bench/fdw.sh, its own two clusters); BENCH_FDW=0 skips it.
+if [ "${BENCH_FDW:-1}" != 0 ] && [ -n "${BLOOM_INST:-}" ] && command -v ss >/dev/null; then
+	echo | tee -a "$out"
+	"$here/fdw.sh" "$BLOOM_INST" 2>&1 | tee -a "$out"
 fi
 
 mv "$out" "$here/results/latest.txt"

@@ -16,6 +16,8 @@
 #   stored p=... the same WHERE bloom_contains((SELECT f FROM local_filters ...), r.id)
 #   inline 0.01  the same with the filter built in the query:
 #                bloom_contains((SELECT bloom_agg(id, 0.01, 10000) FROM keys), r.id)
+#   auto         the plain join with bloomfilter.auto_prefilter on (the planner
+#                adds the prefilter; the foreign table is ANALYZEd for it)
 #
 # and reports for each the median execution time (EXPLAIN (ANALYZE, TIMING OFF)
 # on the local server: the foreign scan, the remote's work and the join, no
@@ -100,8 +102,8 @@ INSERT INTO local_filters VALUES
 ANALYZE keys;
 ANALYZE local_filters;
 
-CREATE TABLE bench_case (name text PRIMARY KEY, ord int, query text);
-INSERT INTO bench_case VALUES
+CREATE TABLE bench_case (name text PRIMARY KEY, ord int, query text, setting text DEFAULT 'off');
+INSERT INTO bench_case (name, ord, query) VALUES
 	('plain join', 1,
 	 'SELECT r.id, r.payload FROM remote_big r JOIN keys k ON k.id = r.id'),
 	('prefilter, stored p=0.01', 2,
@@ -116,6 +118,10 @@ INSERT INTO bench_case VALUES
 	('prefilter, built inline p=0.01', 5,
 	 $$SELECT r.id, r.payload FROM remote_big r JOIN keys k ON k.id = r.id
 	   WHERE bloom_contains((SELECT bloom_agg(id, 0.01, 10000) FROM keys), r.id)$$);
+INSERT INTO bench_case VALUES
+	('plain join, auto_prefilter on', 6,
+	 'SELECT r.id, r.payload FROM remote_big r JOIN keys k ON k.id = r.id', 'on');
+ANALYZE remote_big;
 
 -- Microseconds per text output and per text input of a filter.
 CREATE FUNCTION text_io_us(filter bloom, n int, OUT out_us float8, OUT in_us float8)
@@ -162,6 +168,9 @@ run_case() {
 	local name=$1 round=$2
 	{
 		echo "SELECT 1 FROM remote_big LIMIT 1 \\g /dev/null"
+		# loads the library, which defines bloomfilter.auto_prefilter
+		echo "SELECT bloom_empty() IS NULL \\g /dev/null"
+		echo "SELECT set_config('bloomfilter.auto_prefilter', setting, false) FROM bench_case WHERE name = '$name' \\g /dev/null"
 		echo "\\! ss -Htin 'dport = :$FDW_REMOTE_PORT' > $work/before"
 		echo "SELECT ms, rows, result_rows FROM bench_explain((SELECT query FROM bench_case WHERE name = '$name')) \\g $work/result"
 		echo "\\! ss -Htin 'dport = :$FDW_REMOTE_PORT' > $work/after"
@@ -208,6 +217,18 @@ SELECT c.name AS "case",
 FROM bench_run r JOIN bench_case c USING (name)
 WHERE r.round > 0
 GROUP BY c.name, c.ord ORDER BY c.ord;
+
+\echo 'bloomfilter.auto_prefilter (issue 16 targets): the plain join with the setting on against'
+\echo 'it off: rows fetched at most the 10,000 matches + 1.5% of the 990,000 others (24,850);'
+\echo 'time and bytes remote->local at least 5 times lower.'
+WITH m AS (
+	SELECT name, percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS ms,
+		min(rows) AS rows, min(bytes_in) AS bytes
+	FROM bench_run WHERE round > 0 GROUP BY name)
+SELECT a.rows AS "rows fetched", a.rows <= 10000 + 0.015 * 990000 AS "rows ok",
+	round((p.ms / a.ms)::numeric, 1) AS "time off / on", p.ms / a.ms >= 5 AS "time ok",
+	round((p.bytes::numeric / a.bytes), 1) AS "bytes off / on", p.bytes >= 5 * a.bytes AS "bytes ok"
+FROM m a, m p WHERE a.name = 'plain join, auto_prefilter on' AND p.name = 'plain join';
 
 \echo 'The filters (10,000 keys): stored size, and the text form postgres_fdw sends as $1'
 SELECT name, (bloom_info(f)).m, (bloom_info(f)).k,

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# bench/fdw_ratio.sh INSTDIR: when an automatic prefilter pays, against the
+# ratio of remote rows to local keys (bloomfilter.auto_prefilter_min_ratio).
+#
+# One throwaway cluster, listening on 127.0.0.1, with a loopback postgres_fdw
+# server (extensions 'bloomfilter').  Local keys: 10,000 ids.  For each remote
+# size R it builds two remote tables:
+#   all-match  every remote row matches a key (ids cycle over the keys): the
+#              filter cannot drop anything, so this is its pure overhead;
+#   1%-match   remote ids 1..R, keys every 100th id: a 100th of the rows match.
+# and times (EXPLAIN ANALYZE, TIMING OFF, median of BENCH_ROUNDS, default 5,
+# interleaved) the plain join with the setting off and on, with
+# auto_prefilter_min_ratio = 0 so the prefilter is added at every R.
+# Prints off / on per (R, kind): above 1 the prefilter pays.
+set -euo pipefail
+inst=${1:?usage: $0 INSTDIR}
+inst=$(cd "$inst" && pwd)
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/.." && pwd)
+export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+if [ "${2:-}" != --run ]; then
+	port=25532
+	while ss -Htln "sport = :$port" | grep -q .; do port=$((port + 1)); done
+	exec "$root/test/pg_cluster.sh" -o listen_addresses=127.0.0.1 -o port="$port" \
+		-o shared_buffers=512MB -o max_parallel_workers_per_gather=0 -o jit=off \
+		"$inst" env RATIO_PORT="$port" "$0" "$inst" --run
+fi
+rounds=${BENCH_ROUNDS:-5}
+export PGPORT=$RATIO_PORT  # pg_cluster.sh announces 5432
+psql=("$("$PG_CONFIG" --bindir)/psql" -X -q -v ON_ERROR_STOP=1 -P pager=off)
+"${psql[@]}" -v rport="$RATIO_PORT" <<'SQL'
+CREATE EXTENSION bloomfilter;
+CREATE EXTENSION postgres_fdw;
+CREATE SERVER loop FOREIGN DATA WRAPPER postgres_fdw
+	OPTIONS (host '127.0.0.1', port :'rport', dbname 'postgres', extensions 'bloomfilter');
+CREATE USER MAPPING FOR CURRENT_USER SERVER loop OPTIONS (user 'postgres');
+CREATE TABLE keys AS SELECT (g * 100)::int8 AS id FROM generate_series(1, 10000) g;
+ANALYZE keys;
+CREATE TABLE runs (r int, kind text, setting text, round int, ms float8, rows int8);
+CREATE FUNCTION timed(query text, OUT ms float8, OUT rows int8) LANGUAGE plpgsql AS $$
+DECLARE plan jsonb;
+BEGIN
+	EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ' || query INTO plan;
+	ms := (plan -> 0 ->> 'Execution Time')::float8;
+	rows := jsonb_path_query_first(plan, '$.** ? (@."Node Type" == "Foreign Scan")."Actual Rows"')::int8;
+END $$;
+SQL
+for r in 10000 20000 50000 100000 300000; do
+	"${psql[@]}" <<SQL
+CREATE TABLE all_$r AS SELECT ((g % 10000) + 1) * 100::int8 AS id, md5(g::text) AS payload
+	FROM generate_series(1, $r) g;
+CREATE TABLE one_$r AS SELECT g::int8 AS id, md5(g::text) AS payload FROM generate_series(1, $r) g;
+ANALYZE all_$r, one_$r;
+CREATE FOREIGN TABLE f_all_$r (id int8, payload text) SERVER loop OPTIONS (table_name 'all_$r');
+CREATE FOREIGN TABLE f_one_$r (id int8, payload text) SERVER loop OPTIONS (table_name 'one_$r');
+ANALYZE f_all_$r, f_one_$r;
+SQL
+done
+for round in 0 $(seq 1 "$rounds"); do
+	for r in 10000 20000 50000 100000 300000; do
+		for kind in all one; do
+			for setting in off on; do
+				"${psql[@]}" <<SQL
+SELECT bloom_empty() IS NULL \\g /dev/null
+SET bloomfilter.auto_prefilter = $setting;
+SET bloomfilter.auto_prefilter_min_ratio = 0;
+INSERT INTO runs SELECT $r, '$kind', '$setting', $round, t.ms, t.rows
+	FROM timed('SELECT f.id, f.payload FROM f_${kind}_$r f JOIN keys k ON k.id = f.id') t;
+SQL
+			done
+		done
+	done
+done
+"${psql[@]}" <<'SQL'
+\echo 'The plain join of 10,000 local keys with R remote rows, the setting off and on (median ms)'
+WITH m AS (SELECT r, kind, setting, percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS ms, min(rows) AS rows
+	FROM runs WHERE round > 0 GROUP BY r, kind, setting)
+SELECT a.r AS "remote rows R", round(a.r / 10000.0, 1) AS "R / keys",
+	CASE a.kind WHEN 'all' THEN 'all match' ELSE '1% match' END AS "rows",
+	round(a.ms::numeric, 1) AS "off ms", round(b.ms::numeric, 1) AS "on ms",
+	a.rows AS "fetched off", b.rows AS "fetched on",
+	round((a.ms / b.ms)::numeric, 2) AS "off / on"
+FROM m a JOIN m b ON b.r = a.r AND b.kind = a.kind AND b.setting = 'on'
+WHERE a.setting = 'off' ORDER BY a.kind, a.r;
+SQL
