@@ -77,7 +77,9 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
 #include "utils/varlena.h"
@@ -90,7 +92,13 @@ static double auto_prefilter_rate = 0.01;
 
 static planner_hook_type prev_planner_hook = NULL;
 
-/* The extension's objects the added qual calls, looked up per planning. */
+/*
+ * The extension's objects the added qual calls, and the foreign servers seen
+ * so far, kept for the session (in TopMemoryContext) until an invalidation of
+ * pg_proc, pg_type or a foreign server or wrapper (CREATE, DROP or ALTER
+ * EXTENSION, ALTER SERVER ...) clears them: looking them up for every query
+ * planned would cost more than the rest of the walk.
+ */
 typedef struct PrefilterCatalog
 {
 	bool		looked_up;
@@ -114,6 +122,8 @@ typedef struct PrefilterSource
 	AttrNumber	column;			/* ... and its output column */
 	double		keys;			/* estimated distinct keys */
 } PrefilterSource;
+
+static PrefilterCatalog prefilter_cache;
 
 PG_FUNCTION_INFO_V1(bloom_auto_prefilter);
 
@@ -173,6 +183,14 @@ prefilter_catalog_available(PrefilterCatalog *cat)
 	return cat->available;
 }
 
+static void
+prefilter_cache_reset(Datum arg, BloomSyscacheId cacheid, uint32 hashvalue)
+{
+	list_free(prefilter_cache.servers_ok);
+	list_free(prefilter_cache.servers_not);
+	memset(&prefilter_cache, 0, sizeof(prefilter_cache));
+}
+
 /* Whether a server is postgres_fdw's and lists bloomfilter in extensions. */
 static bool
 prefilter_server_ships(PrefilterCatalog *cat, Oid serverid)
@@ -181,6 +199,7 @@ prefilter_server_ships(PrefilterCatalog *cat, Oid serverid)
 	ForeignDataWrapper *wrapper;
 	ListCell   *lc;
 	bool		ships = false;
+	MemoryContext old_context;
 
 	if (list_member_oid(cat->servers_ok, serverid))
 		return true;
@@ -208,10 +227,12 @@ prefilter_server_ships(PrefilterCatalog *cat, Oid serverid)
 					ships = true;
 		}
 	}
+	old_context = MemoryContextSwitchTo(TopMemoryContext);
 	if (ships)
 		cat->servers_ok = lappend_oid(cat->servers_ok, serverid);
 	else
 		cat->servers_not = lappend_oid(cat->servers_not, serverid);
+	MemoryContextSwitchTo(old_context);
 	return ships;
 }
 
@@ -766,16 +787,14 @@ prefilter_for_join_clause(PrefilterCatalog *cat, Query *query, Node *clause,
 		ListCell   *lc;
 		Node	   *qual;
 
-		if (contain_mutable_functions(local))
+		foreign_key = prefilter_foreign_key(cat, query, remote, 0, foreign_scope, &remote_rows);
+		if (foreign_key == NULL || contain_mutable_functions(local))
 			continue;
 		local = (Node *) prefilter_strip_casts((Expr *) prefilter_resolve_aliases(query, local));
 		source.rti = prefilter_single_rel(local);
 		if (source.rti == 0 ||
 			!prefilter_local_relation(rt_fetch(source.rti, query->rtable)) ||
-			!prefilter_find_rel(local_scope, source.rti, &nullable))
-			continue;
-		foreign_key = prefilter_foreign_key(cat, query, remote, 0, foreign_scope, &remote_rows);
-		if (foreign_key == NULL ||
+			!prefilter_find_rel(local_scope, source.rti, &nullable) ||
 			!prefilter_equality(op->opno, op->inputcollid, local, remote))
 			continue;
 		source.query = query;
@@ -1089,9 +1108,7 @@ bloom_auto_prefilter_planner(BLOOM_PLANNER_HOOK_PARAMS)
 {
 	if (auto_prefilter && !IsBinaryUpgrade && parse->commandType == CMD_SELECT)
 	{
-		PrefilterCatalog cat = {0};
-
-		prefilter_query(&cat, parse, 0);
+		prefilter_query(&prefilter_cache, parse, 0);
 	}
 	if (prev_planner_hook != NULL)
 		return prev_planner_hook(BLOOM_PLANNER_HOOK_ARGS);
@@ -1122,6 +1139,10 @@ bloom_auto_prefilter_init(void)
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("bloomfilter");
 
+	CacheRegisterSyscacheCallback(PROCOID, prefilter_cache_reset, (Datum) 0);
+	CacheRegisterSyscacheCallback(TYPEOID, prefilter_cache_reset, (Datum) 0);
+	CacheRegisterSyscacheCallback(FOREIGNSERVEROID, prefilter_cache_reset, (Datum) 0);
+	CacheRegisterSyscacheCallback(FOREIGNDATAWRAPPEROID, prefilter_cache_reset, (Datum) 0);
 	prev_planner_hook = planner_hook;
 	planner_hook = bloom_auto_prefilter_planner;
 }

@@ -110,6 +110,15 @@ bloom_copy_permission_info(const Query *from, RangeTblEntry *rte, Query *to)
 #endif
 
 /*
+ * 19 gave a syscache invalidation callback's cache id its own enum type.
+ */
+#if PG_VERSION_NUM >= 190000
+typedef SysCacheIdentifier BloomSyscacheId;
+#else
+typedef int BloomSyscacheId;
+#endif
+
+/*
  * 16 exported get_extension_schema(); on 15 it is read from pg_extension.
  */
 #if PG_VERSION_NUM >= 160000

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# bench/fdw_ratio.sh INSTDIR: when an automatic prefilter pays, against the
-# ratio of remote rows to local keys (bloomfilter.auto_prefilter_min_ratio).
+# bench/auto_prefilter.sh INSTDIR: bloomfilter.auto_prefilter's costs.
+#
+# 1. When an automatic prefilter pays, against the ratio of remote rows to
+#    local keys (bloomfilter.auto_prefilter_min_ratio).
 #
 # One throwaway cluster, listening on 127.0.0.1, with a loopback postgres_fdw
 # server (extensions 'bloomfilter').  Local keys: 10,000 ids.  For each remote
@@ -12,6 +14,12 @@
 # interleaved) the plain join with the setting off and on, with
 # auto_prefilter_min_ratio = 0 so the prefilter is added at every R.
 # Prints off / on per (R, kind): above 1 the prefilter pays.
+#
+# 2. What the setting costs the planner: pgbench -M simple (parse, plan, no
+#    plan cache) of EXPLAIN (COSTS OFF) of queries the setting must leave
+#    alone, and of eligible ones, BENCH_PLAN_ROUNDS (default 7) rounds of
+#    BENCH_PLAN_SECONDS (default 3) each, off and on interleaved; the median
+#    transactions per second, off / on (1.05 = planning 5% slower with it on).
 set -euo pipefail
 inst=${1:?usage: $0 INSTDIR}
 inst=$(cd "$inst" && pwd)
@@ -72,6 +80,7 @@ SQL
 	done
 done
 "${psql[@]}" <<'SQL'
+\echo 'When it pays (bench/auto_prefilter.sh part 1)'
 \echo 'The plain join of 10,000 local keys with R remote rows, the setting off and on (median ms)'
 WITH m AS (SELECT r, kind, setting, percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS ms, min(rows) AS rows
 	FROM runs WHERE round > 0 GROUP BY r, kind, setting)
@@ -82,4 +91,43 @@ SELECT a.r AS "remote rows R", round(a.r / 10000.0, 1) AS "R / keys",
 	round((a.ms / b.ms)::numeric, 2) AS "off / on"
 FROM m a JOIN m b ON b.r = a.r AND b.kind = a.kind AND b.setting = 'on'
 WHERE a.setting = 'off' ORDER BY a.kind, a.r;
+SQL
+
+# ---- 2. planning time ----
+"${psql[@]}" <<'SQL'
+CREATE TABLE big AS SELECT g::int8 AS id FROM generate_series(1, 200000) g;
+ANALYZE big;
+CREATE TABLE plan_runs (kind text, setting text, round int, tps float8);
+SQL
+pgbench=("$("$PG_CONFIG" --bindir)/pgbench" -n -M simple -T "${BENCH_PLAN_SECONDS:-3}")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cat >"$work/ineligible.sql" <<'SQL'
+EXPLAIN (COSTS OFF) SELECT f.id FROM big b JOIN f_one_100000 f ON f.id = b.id;
+EXPLAIN (COSTS OFF) SELECT f.id FROM f_one_100000 f LEFT JOIN keys k ON k.id = f.id;
+EXPLAIN (COSTS OFF) SELECT f.id FROM f_one_100000 f WHERE NOT EXISTS (SELECT 1 FROM keys k WHERE k.id = f.id);
+EXPLAIN (COSTS OFF) SELECT f.id FROM keys k FULL JOIN f_one_100000 f ON f.id = k.id;
+EXPLAIN (COSTS OFF) SELECT k.id FROM keys k JOIN big b ON b.id = k.id;
+SQL
+cat >"$work/eligible.sql" <<'SQL'
+EXPLAIN (COSTS OFF) SELECT f.id FROM keys k JOIN f_one_300000 f ON f.id = k.id;
+EXPLAIN (COSTS OFF) SELECT f.id FROM f_one_300000 f WHERE f.id IN (SELECT id FROM keys);
+SQL
+for round in 0 $(seq 1 "${BENCH_PLAN_ROUNDS:-7}"); do
+	for kind in ineligible eligible; do
+		for setting in off on; do
+			tps=$(PGOPTIONS="-c session_preload_libraries=\$libdir/bloomfilter -c bloomfilter.auto_prefilter=$setting" \
+				"${pgbench[@]}" -f "$work/$kind.sql" postgres 2>/dev/null | sed -nE 's/^tps = ([0-9.]+).*/\1/p')
+			"${psql[@]}" -c "INSERT INTO plan_runs VALUES ('$kind', '$setting', $round, $tps)"
+		done
+	done
+done
+"${psql[@]}" <<'SQL'
+\echo 'What it costs the planner (bench/auto_prefilter.sh part 2): pgbench -M simple of EXPLAIN,'
+\echo 'median transactions per second (5 or 2 EXPLAINs each) with the setting off and on'
+WITH m AS (SELECT kind, setting, percentile_cont(0.5) WITHIN GROUP (ORDER BY tps) AS tps
+	FROM plan_runs WHERE round > 0 GROUP BY kind, setting)
+SELECT a.kind AS "queries", round(a.tps::numeric, 0) AS "tps off", round(b.tps::numeric, 0) AS "tps on",
+	round((a.tps / b.tps)::numeric, 3) AS "off / on (time on / time off)"
+FROM m a JOIN m b ON b.kind = a.kind AND b.setting = 'on' WHERE a.setting = 'off' ORDER BY a.kind DESC;
 SQL
