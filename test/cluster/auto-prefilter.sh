@@ -144,6 +144,10 @@ prefiltered "EXISTS" "SELECT id FROM f WHERE EXISTS (SELECT 1 FROM l WHERE l.k8 
 prefiltered "foreign partitions" "SELECT fp.id FROM l JOIN fp ON fp.k8 = l.k8"
 prefiltered "a view" "SELECT * FROM joined"
 prefiltered "a subquery in FROM" "SELECT * FROM (SELECT f.id FROM l JOIN f ON f.k8 = l.k8) s"
+check_lacks "a view created with the setting on stores no prefilter" "bloom" \
+	"$(local_sql -c "SET bloomfilter.auto_prefilter = on" \
+		-c "CREATE VIEW joined_on AS SELECT f.id FROM l JOIN f ON f.k8 = l.k8" \
+		-c "SELECT pg_get_viewdef('joined_on')")"
 on=$(explain_with on "SELECT fp.id FROM l JOIN fp ON fp.k8 = l.k8")
 check "foreign partitions: each partition's Remote SQL has the filter" 2 \
 	"$(grep -F 'Remote SQL' <<<"$on" | grep -cF 'public.bloom_contains(')"
