@@ -1035,34 +1035,42 @@ prefilter_jointree(PrefilterCatalog *cat, Query *query, Node *jtnode,
 	else if (IsA(jtnode, JoinExpr))
 	{
 		JoinExpr   *join = (JoinExpr *) jtnode;
+		Node	   *foreign_scope = NULL;
+		Node	   *local_scope = NULL;
+		List	   *larg_inherited = NIL;
+		List	   *rarg_inherited = NIL;
 
 		conjuncts = make_ands_implicit((Expr *) join->quals);
 		available = list_concat_copy(conjuncts, inherited);
-		added = NIL;
+		/*
+		 * Where the foreign and the local relation may be for a prefilter in
+		 * this ON, and which conditions above still restrict each side's
+		 * rows: an outer join's ON does not restrict its preserved side,
+		 * and nothing above restricts its nullable side.  FULL: neither.
+		 */
 		switch (join->jointype)
 		{
 			case JOIN_INNER:
-				added = prefilter_conjuncts(cat, query, conjuncts, available, jtnode, jtnode, depth);
-				prefilter_jointree(cat, query, join->larg, available, depth);
-				prefilter_jointree(cat, query, join->rarg, available, depth);
+				foreign_scope = local_scope = jtnode;
+				larg_inherited = rarg_inherited = available;
 				break;
 			case JOIN_LEFT:
-				added = prefilter_conjuncts(cat, query, conjuncts, available,
-											join->rarg, join->larg, depth);
-				prefilter_jointree(cat, query, join->larg, inherited, depth);
-				prefilter_jointree(cat, query, join->rarg, NIL, depth);
+				foreign_scope = join->rarg;
+				local_scope = join->larg;
+				larg_inherited = inherited;
 				break;
 			case JOIN_RIGHT:
-				added = prefilter_conjuncts(cat, query, conjuncts, available,
-											join->larg, join->rarg, depth);
-				prefilter_jointree(cat, query, join->larg, NIL, depth);
-				prefilter_jointree(cat, query, join->rarg, inherited, depth);
+				foreign_scope = join->larg;
+				local_scope = join->rarg;
+				rarg_inherited = inherited;
 				break;
 			default:
-				prefilter_jointree(cat, query, join->larg, NIL, depth);
-				prefilter_jointree(cat, query, join->rarg, NIL, depth);
 				break;
 		}
+		added = foreign_scope == NULL ? NIL :
+			prefilter_conjuncts(cat, query, conjuncts, available, foreign_scope, local_scope, depth);
+		prefilter_jointree(cat, query, join->larg, larg_inherited, depth);
+		prefilter_jointree(cat, query, join->rarg, rarg_inherited, depth);
 		if (added != NIL)
 		{
 			join->quals = (Node *) make_ands_explicit(list_concat_copy(conjuncts, added));
