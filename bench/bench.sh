@@ -6,14 +6,15 @@
 # the data (setup.sql), shows how it is stored (storage.sql), times the cases
 # of cases.sql (measure.sql) and prints medians and ratios (report.sql), then
 # times UPDATEs of a stored filter by one value and by batches (batch.sh),
-# point lookups (lookup.sh) and postgres_fdw prefilters, written by hand and
-# added by bloomfilter.auto_prefilter (fdw.sh).
+# point lookups (lookup.sh), the scale curve (scale.sh) and postgres_fdw
+# prefilters, written by hand and added by bloomfilter.auto_prefilter (fdw.sh).
 # Everything printed is also written to bench/results/latest.txt.
 #
 # Environment: BENCH_ROUNDS (timed rounds per query, default 7); BLOOM_INST,
 # the install tree (scripts/run.sh sets it), for the callgrind count;
 # BENCH_LOOKUP=0 skips the point lookups of lookup.sh (BENCH_LOOKUP_* there);
-# BENCH_FDW=0 skips the postgres_fdw prefilters of fdw.sh.
+# BENCH_FDW=0 skips the postgres_fdw prefilters of fdw.sh; BENCH_SCALE=0 the
+# scale curve of scale.sh (BENCH_SCALE_* there).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -65,6 +66,13 @@ echo "batch adds (bench/batch.sh): UPDATEs of a stored 12 MB filter, one pgbench
 if [ "${BENCH_LOOKUP:-1}" != 0 ]; then
 	echo | tee -a "$out"
 	"$here/lookup.sh" 2>&1 | tee -a "$out"
+fi
+
+# The scale curve: per-row cost against filter size, beside the hashint8
+# floor and one dependent load (bench/scale.sh); BENCH_SCALE=0 skips it.
+if [ "${BENCH_SCALE:-1}" != 0 ]; then
+	echo | tee -a "$out"
+	"$here/scale.sh" 2>&1 | tee -a "$out"
 fi
 
 # postgres_fdw: the hand-written prefilters and bloomfilter.auto_prefilter on

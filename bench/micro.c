@@ -7,6 +7,14 @@
  * a filter for n = 1,000,000 at p = 0.01 (m = 9585059, 1.2 MB, k = 7), and
  * the throughput of base64 and popcount on 12 MB.  Each figure is the best
  * of a few repetitions.
+ *
+ *     ./micro chase BYTES...
+ *
+ * instead reports, for buffers of each size, the latency of one dependent
+ * random load: a pointer chase through every cache line of a malloc'd
+ * buffer in one random cycle (Sattolo's shuffle), so each load waits for
+ * the one before, as one probe of a filter that size does when rows are
+ * evaluated one at a time (bench/scale.sh).  Prints "chase BYTES NS" lines.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,8 +50,59 @@ hash_key(uint64_t key)
 	return bf_hash_bytes(&key, sizeof(key));
 }
 
+/* ns per dependent load in a buffer of bytes: best of REPEAT chases */
+static double
+chase_ns(size_t bytes)
+{
+	const size_t line_words = 64 / sizeof(uint64_t);
+	size_t		lines = bytes / 64;
+	uint64_t   *buffer;
+	uint64_t   *order;
+	uint64_t	state = 0x9E3779B97F4A7C15u;
+	uint64_t	steps = lines * 4 > 20000000 ? lines * 4 : 20000000;
+	uint64_t	at = 0;
+	double		best = 1e9;
+
+	if (lines < 2)
+		return 0;
+	buffer = malloc(lines * 64);
+	order = malloc(lines * sizeof(uint64_t));
+	if (buffer == NULL || order == NULL)
+		exit(1);
+	for (size_t i = 0; i < lines; i++)
+		order[i] = i;
+	/* Sattolo: one cycle through all lines */
+	for (size_t i = lines - 1; i > 0; i--)
+	{
+		size_t		j;
+		uint64_t	swap;
+
+		state ^= state << 13;
+		state ^= state >> 7;
+		state ^= state << 17;
+		j = (size_t) (state % i);
+		swap = order[i];
+		order[i] = order[j];
+		order[j] = swap;
+	}
+	for (size_t i = 0; i < lines; i++)
+		buffer[order[i] * line_words] = order[(i + 1) % lines] * line_words;
+	free(order);
+	for (int r = 0; r < REPEAT; r++)
+	{
+		double		start = now();
+
+		for (uint64_t s = 0; s < steps; s++)
+			at = buffer[at];
+		keep_best(&best, start);
+	}
+	free(buffer);
+	/* the chain's end depends on every load: print nothing, return it hidden */
+	return best / steps * 1e9 + (at == UINT64_MAX ? 1 : 0);
+}
+
 int
-main(void)
+main(int argc, char **argv)
 {
 	const int64_t n = 1000000;
 	uint64_t	m;
@@ -58,6 +117,16 @@ main(void)
 				best_popcount = 1e9;
 	uint64_t	found = 0;
 
+	if (argc > 1 && strcmp(argv[1], "chase") == 0)
+	{
+		for (int i = 2; i < argc; i++)
+		{
+			size_t		bytes = (size_t) strtoull(argv[i], NULL, 10);
+
+			printf("chase %zu %.1f\n", bytes, chase_ns(bytes));
+		}
+		return 0;
+	}
 	if (bf_optimal_shape(0.01, n, &m, &k) != BF_OK)
 		return 1;
 	nbytes = (size_t) bloom_payload_bytes(m);
