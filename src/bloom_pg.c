@@ -103,6 +103,16 @@ bloom_cache_matches(const BloomArgCache *entry, const struct varatt_external *to
 		memcmp(entry->toast_pointer, toast_pointer, sizeof(entry->toast_pointer)) == 0;
 }
 
+/* Free an entry's detoasted copy, if it has one. */
+static void
+bloom_cache_release(BloomArgCache *entry)
+{
+	if (entry->allocation != NULL)
+		pfree(entry->allocation);
+	entry->allocation = NULL;
+	entry->value = NULL;
+}
+
 /* Memory an entry holds: none while its filter is read by slices. */
 static Size
 bloom_cache_bytes(const BloomArgCache *entry)
@@ -128,12 +138,12 @@ bloom_cache_drop(BloomCallCache *cache, int spare)
 	if (slot->valid || slot->sliced)
 	{
 		cache->spare_bytes -= bloom_cache_bytes(slot);
-		if (slot->value != NULL)
-			pfree(slot->value);
+		bloom_cache_release(slot);
 	}
 	slot->valid = false;
 	slot->sliced = false;
 	slot->value = NULL;
+	slot->allocation = NULL;
 }
 
 /*
@@ -149,9 +159,7 @@ bloom_cache_put_aside(BloomCallCache *cache, BloomArgCache *entry)
 
 	if (!entry->valid && !entry->sliced)
 	{
-		if (entry->value != NULL)
-			pfree(entry->value);
-		entry->value = NULL;
+		bloom_cache_release(entry);
 		return;
 	}
 	for (int i = 0; i < BLOOM_CACHE_SPARES && slot < 0; i++)
@@ -168,6 +176,7 @@ bloom_cache_put_aside(BloomCallCache *cache, BloomArgCache *entry)
 	entry->valid = false;
 	entry->sliced = false;
 	entry->value = NULL;
+	entry->allocation = NULL;
 	for (int i = 0; i < BLOOM_CACHE_SPARES && cache->spare_bytes > BLOOM_CACHE_SPARE_BYTES; i++)
 		bloom_cache_drop(cache, (cache->next_victim + i) % BLOOM_CACHE_SPARES);
 }
@@ -204,6 +213,7 @@ bloom_cache_current(FunctionCallInfo fcinfo, int argno,
 		cache->spares[spare].valid = false;
 		cache->spares[spare].sliced = false;
 		cache->spares[spare].value = NULL;
+		cache->spares[spare].allocation = NULL;
 	}
 	bloom_cache_put_aside(cache, entry);
 	if (spare >= 0)
@@ -225,13 +235,37 @@ bloom_cache_detoast(FunctionCallInfo fcinfo, BloomArgCache *entry, struct varlen
 {
 	MemoryContext old_context;
 
+	struct varlena *detoasted;
+	Size		size;
+
 	entry->valid = false;
 	entry->sliced = false;
-	if (entry->value != NULL)
-		pfree(entry->value);
-	entry->value = NULL;
+	bloom_cache_release(entry);
 	old_context = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
-	entry->value = pg_detoast_datum(value);
+	detoasted = pg_detoast_datum(value);
+	size = VARSIZE_ANY(detoasted);
+	entry->value = detoasted;
+	entry->allocation = detoasted;
+
+	/*
+	 * A filter too large for the caches is probed at one cache miss per
+	 * value at best: copied so that its bits start on a 64-byte line, a
+	 * scheme 2 block is one line instead of two, and on huge pages
+	 * (bloom_palloc_large) a probe's page-table walk mostly hits.  The copy
+	 * costs a pass over the filter once per call site.
+	 */
+	if (size >= BLOOM_HUGE_PAGE_MIN_BYTES && !VARATT_IS_SHORT(detoasted) &&
+		size + BF_BLOCK_BYTES <= MaxAllocSize)
+	{
+		char	   *chunk = bloom_palloc_large(size + BF_BLOCK_BYTES);
+		uint8	   *aligned = (uint8 *) (TYPEALIGN(BF_BLOCK_BYTES, chunk + BLOOM_BITS_OFFSET) -
+										 BLOOM_BITS_OFFSET);
+
+		bloom_fill_bits(aligned, (const uint8 *) detoasted, size);
+		pfree(detoasted);
+		entry->value = (struct varlena *) aligned;
+		entry->allocation = chunk;
+	}
 	MemoryContextSwitchTo(old_context);
 	bloom_view_datum(PointerGetDatum(entry->value), &entry->view);
 	entry->valid = true;

@@ -147,6 +147,7 @@ typedef struct BloomArgCache
 	bool		sliced;			/* read by slices, its header checked */
 	char		toast_pointer[16];	/* the varatt_external it was fetched by */
 	struct varlena *value;		/* detoasted copy, in fn_mcxt; NULL while sliced */
+	void	   *allocation;		/* the chunk value lies in (what to pfree) */
 	BloomView	view;			/* bits NULL while sliced */
 	uint32		slice_scans;	/* TOAST index scans its slices took so far */
 } BloomArgCache;
