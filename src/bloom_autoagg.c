@@ -40,6 +40,12 @@ typedef struct BloomAutoState
 	uint8	   *sketch;			/* sketch phase: M bits, else NULL */
 
 	/*
+	 * A deserialized sketch is read in place in its serialized state, which
+	 * lives until the combine function has read it: it is never written.
+	 */
+	bool		sketch_borrowed;
+
+	/*
 	 * Sketch phase: values whose bits are prefetched but not set yet (the
 	 * sketch is far larger than the CPU cache, core.h).  Whatever reads the
 	 * sketch calls bloom_autoagg_flush() first.
@@ -108,14 +114,15 @@ bloom_autoagg_raise_rate_error(double p, uint64 n, uint64 sketch_m)
 }
 
 /*
- * Move from the exact phase to the sketch: the hashes go into M bits.  A
- * rate that not even one value can meet within M bits (1e-19: the
+ * Move from the exact phase to the sketch: the hashes go into M bits, which
+ * start as a copy of the sketch base (of the same M), or empty when base is
+ * NULL.  A rate that not even one value can meet within M bits (1e-19: the
  * double-hashing floor, core_probe.h) fails here as it does in the exact phase,
  * before M bits are allocated for nothing, rather than as "too many
  * distinct values" from the final function.
  */
 static void
-bloom_autoagg_to_sketch(BloomAutoState *state, MemoryContext aggcontext)
+bloom_autoagg_to_sketch(BloomAutoState *state, MemoryContext aggcontext, const uint8 *base)
 {
 	bf_hashset_iter iter = {0, false};
 	bf_hash		hash;
@@ -128,7 +135,7 @@ bloom_autoagg_to_sketch(BloomAutoState *state, MemoryContext aggcontext)
 	old_context = MemoryContextSwitchTo(aggcontext);
 
 	state->sketch = (uint8 *) bloom_palloc_large(nbytes);
-	bloom_fill_bits(state->sketch, NULL, nbytes);
+	bloom_fill_bits(state->sketch, base, nbytes);
 	state->adder = (bf_adder *) palloc(sizeof(bf_adder));
 	bf_adder_init(state->adder, state->sketch, state->sketch_m, state->k,
 				  BLOOM_HASH_XXH3_EDH);
@@ -168,7 +175,7 @@ bloom_autoagg_add(BloomAutoState *state, bf_hash hash, MemoryContext aggcontext)
 	}
 	bloom_autoagg_reserve(state, aggcontext);
 	if (bf_hashset_add(&state->set, hash) && state->set.count > BF_AUTO_EXACT_LIMIT)
-		bloom_autoagg_to_sketch(state, aggcontext);
+		bloom_autoagg_to_sketch(state, aggcontext, NULL);
 }
 
 /* Fold state from (any memory context) into state into (the aggregate's). */
@@ -176,14 +183,19 @@ static void
 bloom_autoagg_merge(BloomAutoState *into, BloomAutoState *from,
 					MemoryContext aggcontext)
 {
+	Assert(!into->sketch_borrowed);
 	bloom_autoagg_check_rate(into, from->request.false_positive_rate);
 	if (from->sketch != NULL)
 	{
-		if (into->sketch == NULL)
-			bloom_autoagg_to_sketch(into, aggcontext);
 		bloom_autoagg_flush(from);
-		bloom_autoagg_flush(into);
-		bf_or_into(into->sketch, from->sketch, bloom_payload_bytes(into->sketch_m));
+		/* into's own hashes go into a copy of from's sketch: one pass, not two */
+		if (into->sketch == NULL)
+			bloom_autoagg_to_sketch(into, aggcontext, from->sketch);
+		else
+		{
+			bloom_autoagg_flush(into);
+			bf_or_into(into->sketch, from->sketch, bloom_payload_bytes(into->sketch_m));
+		}
 	}
 	else
 	{
@@ -250,11 +262,31 @@ bloom_autoagg_result(BloomAutoState *state, double p)
 
 	if (state != NULL && state->sketch != NULL)
 	{
+		BloomHeader shape;
+
+		/*
+		 * bf_auto_choose_sketch's search, keeping the candidate's fold that
+		 * meets the bound as the result instead of folding it twice.
+		 */
 		bloom_autoagg_flush(state);
-		m = bf_auto_choose_sketch(state->sketch, state->sketch_m, state->k,
-								  state->request.false_positive_rate);
-		if (m == 0)
-			ereport(ERROR,
+		memset(&shape, 0, sizeof(shape));
+		shape.format_version = BLOOM_FORMAT_VERSION;
+		shape.hash_scheme = BLOOM_HASH_XXH3_EDH;
+		shape.k = state->k;
+		shape.flags = state->flags;
+		for (m = bf_auto_sketch_first(state->sketch, state->sketch_m, state->k,
+									  state->request.false_positive_rate);
+			 m != 0; m = bf_auto_ladder_next(state->sketch_m, m))
+		{
+			shape.m = m;
+			filter = bloom_alloc_like(&shape);
+			bf_fold(state->sketch, state->sketch_m, filter->bits, m);
+			if (bf_auto_holds(m, state->k, bf_popcount(filter->bits, bloom_payload_bytes(m)),
+							  state->request.false_positive_rate))
+				return filter;
+			pfree(filter);
+		}
+		ereport(ERROR,
 					errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 					errmsg("bloom_agg: too many distinct values for a self-sized filter at false_positive_rate %g",
 						   state->request.false_positive_rate),
@@ -264,10 +296,6 @@ bloom_autoagg_result(BloomAutoState *state, double p)
 													  bf_popcount(state->sketch,
 																  bloom_payload_bytes(state->sketch_m)))),
 					errhint("Give the capacity: bloom_agg(value, false_positive_rate, capacity)."));
-		filter = bloom_alloc(m, state->k, BLOOM_HASH_XXH3_EDH);
-		filter->flags = state->flags;
-		bf_fold(state->sketch, state->sketch_m, filter->bits, m);
-		return filter;
 	}
 
 	{
@@ -457,8 +485,9 @@ bloom_autoagg_deserialfn(PG_FUNCTION_ARGS)
 			bloom_agg_raise_corrupt("The sketch does not have the size its false-positive rate gives.");
 		pfree(state->set.slots);
 		memset(&state->set, 0, sizeof(state->set));
-		state->sketch = (uint8 *) palloc(reader.remaining);
-		bloom_agg_read(&reader, state->sketch, reader.remaining);
+		/* read in place: a copy of tens of megabytes would only be ORed and dropped */
+		state->sketch = (uint8 *) reader.next;
+		state->sketch_borrowed = true;
 	}
 	else if (header.phase == BLOOM_AUTO_PHASE_EXACT)
 	{
