@@ -28,6 +28,7 @@
 #include "bloom_agg.h"
 
 #include "catalog/pg_type.h"
+#include "utils/memutils.h"
 
 #include "core_autosize.h"
 
@@ -216,8 +217,8 @@ PG_FUNCTION_INFO_V1(bloom_autoagg_transfn);
 Datum
 bloom_autoagg_transfn(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcontext = bloom_agg_context(fcinfo, "bloom_autoagg_transfn");
 	BloomAutoState *state = PG_ARGISNULL(0) ? NULL : (BloomAutoState *) PG_GETARG_POINTER(0);
+	MemoryContext aggcontext;
 	double		p = BF_DEFAULT_FALSE_POSITIVE_RATE;
 
 	if (PG_NARGS() > 2)
@@ -231,13 +232,25 @@ bloom_autoagg_transfn(PG_FUNCTION_ARGS)
 
 	if (state == NULL)
 	{
-		MemoryContext old_context = MemoryContextSwitchTo(aggcontext);
+		MemoryContext old_context;
 
+		aggcontext = bloom_agg_context(fcinfo, "bloom_autoagg_transfn");
+		old_context = MemoryContextSwitchTo(aggcontext);
 		state = bloom_autoagg_state_new(p);
 		MemoryContextSwitchTo(old_context);
 	}
 	else
+	{
+		/*
+		 * Only the aggregate machinery passes a state (an internal argument
+		 * cannot come from SQL), so the cheap test of the call will do, and
+		 * the state lives in the aggregate context.
+		 */
+		if (unlikely(!bloom_in_aggregate(fcinfo)))
+			elog(ERROR, "bloom_autoagg_transfn called in non-aggregate context");
+		aggcontext = GetMemoryChunkContext(state);
 		bloom_autoagg_check_rate(state, p);
+	}
 
 	if (!PG_ARGISNULL(1))
 	{
