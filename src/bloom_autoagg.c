@@ -42,9 +42,13 @@ typedef struct BloomAutoState
 
 	/*
 	 * A deserialized sketch is read in place in its serialized state, which
-	 * lives until the combine function has read it: it is never written.
+	 * lives until the combine function has read it, and never written: as
+	 * its bits (sketch, with sketch_borrowed) or in the sparse form
+	 * (sparse_sketch, core.h), the one a sketch holding a share of the
+	 * values usually takes between processes.
 	 */
 	bool		sketch_borrowed;
+	const uint8 *sparse_sketch;
 
 	/*
 	 * Sketch phase: values whose bits are prefetched but not set yet (the
@@ -184,9 +188,15 @@ static void
 bloom_autoagg_merge(BloomAutoState *into, BloomAutoState *from,
 					MemoryContext aggcontext)
 {
-	Assert(!into->sketch_borrowed);
+	Assert(!into->sketch_borrowed && into->sparse_sketch == NULL);
 	bloom_autoagg_check_rate(into, from->request.false_positive_rate);
-	if (from->sketch != NULL)
+	if (from->sparse_sketch != NULL)
+	{
+		if (into->sketch == NULL)
+			bloom_autoagg_to_sketch(into, aggcontext, NULL);
+		bf_sparse_or_into(into->sketch, bloom_payload_bytes(into->sketch_m), from->sparse_sketch);
+	}
+	else if (from->sketch != NULL)
 	{
 		bloom_autoagg_flush(from);
 		/* into's own hashes go into a copy of from's sketch: one pass, not two */
@@ -405,9 +415,13 @@ bloom_autoagg_combinefn(PG_FUNCTION_ARGS)
 /*
  * Serialized state (between the processes of one query, so native byte
  * order): false_positive_rate (float8), k (uint32), phase (uint32: 0 exact,
- * 1 sketch), the result's flags (uint32), then for the exact phase the
- * number of hashes (uint64) and the hashes (h1, h2), for the sketch M
- * (uint64) and its bit array.
+ * 1 sketch, 2 sparse sketch), the result's flags (uint32), then for the
+ * exact phase the number of hashes (uint64) and the hashes (h1, h2), for the
+ * sketch M (uint64) and its bit array, or its sparse form (core.h) when
+ * that is shorter.  A partial state of a parallel plan holds a share of the
+ * values, a few percent of its sketch's bits at most sizes, and the sparse
+ * form of such a sketch is under half its size: the leader receives it
+ * through a tuple queue of 64 kB, which takes time in proportion.
  */
 typedef struct BloomAutoSerialHeader
 {
@@ -420,6 +434,7 @@ typedef struct BloomAutoSerialHeader
 
 #define BLOOM_AUTO_PHASE_EXACT 0
 #define BLOOM_AUTO_PHASE_SKETCH 1
+#define BLOOM_AUTO_PHASE_SPARSE_SKETCH 2
 
 PG_FUNCTION_INFO_V1(bloom_autoagg_serialfn);
 Datum
@@ -439,10 +454,14 @@ bloom_autoagg_serialfn(PG_FUNCTION_ARGS)
 	header.flags = state->flags;
 	if (state->sketch != NULL)
 	{
+		Size		nbytes = bloom_payload_bytes(state->sketch_m);
+		Size		sparse = 0;
+
 		bloom_autoagg_flush(state);
-		header.phase = BLOOM_AUTO_PHASE_SKETCH;
+		sparse = bf_sparse_size(state->sketch, nbytes);
+		header.phase = sparse < nbytes ? BLOOM_AUTO_PHASE_SPARSE_SKETCH : BLOOM_AUTO_PHASE_SKETCH;
 		header.count = state->sketch_m;
-		payload = bloom_payload_bytes(state->sketch_m);
+		payload = Min(sparse, nbytes);
 	}
 	else
 	{
@@ -454,7 +473,9 @@ bloom_autoagg_serialfn(PG_FUNCTION_ARGS)
 	result = bloom_agg_serial_new(add_size(sizeof(header), payload), &out);
 	memcpy(out, &header, sizeof(header));
 	out += sizeof(header);
-	if (state->sketch != NULL)
+	if (header.phase == BLOOM_AUTO_PHASE_SPARSE_SKETCH)
+		bf_sparse_encode(state->sketch, bloom_payload_bytes(state->sketch_m), (uint8_t *) out);
+	else if (state->sketch != NULL)
 		memcpy(out, state->sketch, payload);
 	else
 	{
@@ -501,6 +522,16 @@ bloom_autoagg_deserialfn(PG_FUNCTION_ARGS)
 		/* read in place: a copy of tens of megabytes would only be ORed and dropped */
 		state->sketch = (uint8 *) reader.next;
 		state->sketch_borrowed = true;
+	}
+	else if (header.phase == BLOOM_AUTO_PHASE_SPARSE_SKETCH)
+	{
+		if (header.count != sketch_m ||
+			!bf_sparse_check((const uint8_t *) reader.next, reader.remaining,
+							 bloom_payload_bytes(sketch_m)))
+			bloom_agg_raise_corrupt("The sparse sketch does not have the size its false-positive rate gives, or is not well formed.");
+		pfree(state->set.slots);
+		memset(&state->set, 0, sizeof(state->set));
+		state->sparse_sketch = (const uint8 *) reader.next;
 	}
 	else if (header.phase == BLOOM_AUTO_PHASE_EXACT)
 	{
