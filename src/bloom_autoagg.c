@@ -454,14 +454,14 @@ bloom_autoagg_serialfn(PG_FUNCTION_ARGS)
 	header.flags = state->flags;
 	if (state->sketch != NULL)
 	{
-		Size		nbytes = bloom_payload_bytes(state->sketch_m);
-		Size		sparse = 0;
-
+		/*
+		 * Room for the sparse form at its longest: the pages past what it
+		 * writes are never touched.  The bits themselves if it is longer.
+		 */
 		bloom_autoagg_flush(state);
-		sparse = bf_sparse_size(state->sketch, nbytes);
-		header.phase = sparse < nbytes ? BLOOM_AUTO_PHASE_SPARSE_SKETCH : BLOOM_AUTO_PHASE_SKETCH;
+		header.phase = BLOOM_AUTO_PHASE_SPARSE_SKETCH;
 		header.count = state->sketch_m;
-		payload = Min(sparse, nbytes);
+		payload = bf_sparse_bound(bloom_payload_bytes(state->sketch_m));
 	}
 	else
 	{
@@ -471,23 +471,32 @@ bloom_autoagg_serialfn(PG_FUNCTION_ARGS)
 	}
 
 	result = bloom_agg_serial_new(add_size(sizeof(header), payload), &out);
-	memcpy(out, &header, sizeof(header));
-	out += sizeof(header);
-	if (header.phase == BLOOM_AUTO_PHASE_SPARSE_SKETCH)
-		bf_sparse_encode(state->sketch, bloom_payload_bytes(state->sketch_m), (uint8_t *) out);
-	else if (state->sketch != NULL)
-		memcpy(out, state->sketch, payload);
+	if (state->sketch != NULL)
+	{
+		Size		nbytes = bloom_payload_bytes(state->sketch_m);
+
+		payload = bf_sparse_encode(state->sketch, nbytes, (uint8_t *) out + sizeof(header));
+		if (payload >= nbytes)
+		{
+			header.phase = BLOOM_AUTO_PHASE_SKETCH;
+			payload = nbytes;
+			memcpy(out + sizeof(header), state->sketch, nbytes);
+		}
+		SET_VARSIZE(result, VARHDRSZ + sizeof(header) + payload);
+	}
 	else
 	{
 		bf_hashset_iter iter = {0, false};
 		bf_hash		hash;
+		char	   *next = out + sizeof(header);
 
 		while (bf_hashset_next(&state->set, &iter, &hash))
 		{
-			memcpy(out, &hash, sizeof(hash));
-			out += sizeof(hash);
+			memcpy(next, &hash, sizeof(hash));
+			next += sizeof(hash);
 		}
 	}
+	memcpy(out, &header, sizeof(header));
 	PG_RETURN_BYTEA_P(result);
 }
 

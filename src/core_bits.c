@@ -526,22 +526,6 @@ sparse_blocks(size_t nbytes)
 }
 
 size_t
-bf_sparse_size(const uint8_t *bits, size_t nbytes)
-{
-	size_t		nonzero = 0;
-
-	for (size_t offset = 0; offset < nbytes; offset += BF_SPARSE_BLOCK)
-	{
-		size_t		length = nbytes - offset < BF_SPARSE_BLOCK ? nbytes - offset : BF_SPARSE_BLOCK;
-
-		if (offset % BF_INTERRUPT_STRIDE == 0 && offset > 0)
-			bf_check_interrupts();
-		nonzero += (size_t) __builtin_popcountll(sparse_block_mask(bits + offset, length));
-	}
-	return sparse_blocks(nbytes) * sizeof(uint64_t) + nonzero;
-}
-
-void
 bf_sparse_encode(const uint8_t *bits, size_t nbytes, uint8_t *out)
 {
 	uint8_t    *masks = out;
@@ -559,6 +543,7 @@ bf_sparse_encode(const uint8_t *bits, size_t nbytes, uint8_t *out)
 		for (uint64_t rest = mask; rest != 0; rest &= rest - 1)
 			*bytes++ = bits[offset + (size_t) __builtin_ctzll(rest)];
 	}
+	return (size_t) (bytes - out);
 }
 
 bool

@@ -133,7 +133,7 @@ UNIT_TEST(golden_combined)
 /*
  * The sparse form: for arrays of several sizes (a partial last block
  * included) and fills (empty, a few percent, dense, full), its length is
- * what bf_sparse_size says, it is well formed, and ORing it into an array
+ * one mask per block and one byte per nonzero byte, it is well formed, and ORing it into an array
  * gives that array ORed with the original; damaged forms are refused.
  */
 UNIT_TEST(sparse_form)
@@ -164,9 +164,8 @@ UNIT_TEST(sparse_form)
 				other[i] = (uint8_t) rng_next();
 				expected[i] = bits[i] | other[i];
 			}
-			length = bf_sparse_size(bits, nbytes);
-			form = xmalloc(length + 1);
-			bf_sparse_encode(bits, nbytes, form);
+			form = xmalloc(bf_sparse_bound(nbytes) + 1);
+			length = bf_sparse_encode(bits, nbytes, form);
 			{
 				size_t		nonzero = 0;
 
