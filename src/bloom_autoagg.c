@@ -18,7 +18,10 @@
  * function merges hash sets (moving to the sketch past the limit), adds a
  * hash set to a sketch, or ORs sketches; the phase and the bits depend only
  * on the set of values, so every plan gives the same filter as a serial
- * one.  Deserialization validates everything it reads.
+ * one.  Deserialization validates everything it reads, and reads a sketch
+ * in place for the combine function.  A partial sketch travels in a sparse
+ * form when that is shorter (a worker's share of the values sets a few
+ * percent of its bits), as the leader receives it through a 64 kB queue.
  *
  * With no rows the result is the empty filter of the optimal size for one
  * value, when the false-positive rate is known: bloom_agg(value) always,
