@@ -8,8 +8,12 @@
 -- figure should not exceed / fall below it (NULL: no target).  requires: a
 -- query that must return true before the case runs (a missing filter would
 -- make bloom_contains, being STRICT, return NULL without ever being called,
--- and the case would time nothing).  To add a measurement, add a row (and,
--- if it needs data, a table in setup.sql).
+-- and the case would time nothing).  numerator_settings: settings the
+-- numerator runs with, 'name=value' pairs separated by spaces (the server's
+-- own otherwise: make bench runs it with max_parallel_workers_per_gather = 0,
+-- scripts/run.sh), so a parallel plan can be timed against a serial one.
+-- To add a measurement, add a row (and, if it needs data, a table in
+-- setup.sql).
 \set ON_ERROR_STOP 1
 SET client_min_messages = warning;
 
@@ -22,7 +26,8 @@ CREATE TABLE bench_case (
 	requires    text,
 	unit        text NOT NULL DEFAULT 'ratio' CHECK (unit IN ('ratio', 'ms', 'MB/s')),
 	target_min  float8,
-	megabytes   float8             -- MB/s cases: megabytes per run (absolute.sql fills it in)
+	megabytes   float8,            -- MB/s cases: megabytes per run (absolute.sql fills it in)
+	numerator_settings text        -- 'name=value ...' for the numerator only (ratio cases)
 );
 
 INSERT INTO bench_case (id, what, numerator, denominator, target_max, requires) VALUES
@@ -56,8 +61,27 @@ INSERT INTO bench_case (id, what, unit, target_max, target_min, megabytes, requi
 ('e2', 'text input (bloom_in) of the same filter, MB of filter per second', 'MB/s', NULL, 200,
  NULL, $$SELECT count(*) = 1 FROM filters WHERE id = 2$$);
 
--- The self-sized aggregate against the one told its capacity (ratio, no target).
-INSERT INTO bench_case (id, what, numerator, denominator) VALUES
+-- The self-sized aggregate against the one told its capacity.
+INSERT INTO bench_case (id, what, numerator, denominator, target_max) VALUES
 ('g', 'bloom_agg(id) self-sized over big / bloom_agg(id, 0.01, 1e7)',
  $$SELECT bloom_agg(id) IS NOT NULL FROM big$$,
- $$SELECT bloom_agg(id, 0.01, 10000000) IS NOT NULL FROM big$$);
+ $$SELECT bloom_agg(id, 0.01, 10000000) IS NOT NULL FROM big$$,
+ 1.3);
+
+-- Parallel scaling: each aggregate with 2 workers (and the leader) over the
+-- same aggregate serial.  Targets: 1.7 times faster for the fixed capacity,
+-- as hll_add_agg (h3) is; 1.5 times for the self-sized one, which must never
+-- be slower than serial (1.0).
+INSERT INTO bench_case (id, what, numerator, denominator, target_max, numerator_settings) VALUES
+('h1', 'bloom_agg(id, 0.01, 1e7) over big, 2 workers / serial',
+ $$SELECT bloom_agg(id, 0.01, 10000000) IS NOT NULL FROM big$$,
+ $$SELECT bloom_agg(id, 0.01, 10000000) IS NOT NULL FROM big$$,
+ 0.59, 'max_parallel_workers_per_gather=2'),
+('h2', 'bloom_agg(id) self-sized over big, 2 workers / serial',
+ $$SELECT bloom_agg(id) IS NOT NULL FROM big$$,
+ $$SELECT bloom_agg(id) IS NOT NULL FROM big$$,
+ 0.67, 'max_parallel_workers_per_gather=2'),
+('h3', 'hll_add_agg(hll_hash_bigint(id)) over big, 2 workers / serial (no target: the reference)',
+ $$SELECT hll_add_agg(hll_hash_bigint(id)) IS NOT NULL FROM big$$,
+ $$SELECT hll_add_agg(hll_hash_bigint(id)) IS NOT NULL FROM big$$,
+ NULL, 'max_parallel_workers_per_gather=2');

@@ -12,13 +12,27 @@ SET client_min_messages = notice;
 CREATE TABLE bench_time (case_id text, side text, round int, ms float8);
 CREATE TABLE bench_error (case_id text PRIMARY KEY, side text, message text);
 
-CREATE FUNCTION bench_ms(query text) RETURNS float8
+-- settings: 'name=value ...', set for the query and then put back as they
+-- were (on an error, by the rollback of bench_run's subtransaction).
+CREATE FUNCTION bench_ms(query text, settings text DEFAULT NULL) RETURNS float8
 LANGUAGE plpgsql AS $$
 DECLARE
-	t0 timestamptz := clock_timestamp();
+	setting text;
+	saved text[] := '{}';
+	t0 timestamptz;
+	ms float8;
 BEGIN
+	FOREACH setting IN ARRAY coalesce(regexp_split_to_array(trim(settings), '\s+'), '{}') LOOP
+		saved := saved || ARRAY[split_part(setting, '=', 1), current_setting(split_part(setting, '=', 1))];
+		PERFORM set_config(split_part(setting, '=', 1), split_part(setting, '=', 2), false);
+	END LOOP;
+	t0 := clock_timestamp();
 	EXECUTE query;
-	RETURN extract(epoch FROM clock_timestamp() - t0) * 1000;
+	ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+	FOR i IN 1 .. coalesce(array_length(saved, 1), 0) / 2 LOOP
+		PERFORM set_config(saved[2 * i - 1], saved[2 * i], false);
+	END LOOP;
+	RETURN ms;
 END $$;
 
 CREATE PROCEDURE bench_run(rounds int)
@@ -48,7 +62,8 @@ BEGIN
 						  ELSE ARRAY['denominator', 'numerator'] END;
 			FOREACH side IN ARRAY sides LOOP
 				BEGIN
-					ms := bench_ms(CASE side WHEN 'numerator' THEN c.numerator ELSE c.denominator END);
+					ms := CASE side WHEN 'numerator' THEN bench_ms(c.numerator, c.numerator_settings)
+						  ELSE bench_ms(c.denominator) END;
 				EXCEPTION WHEN OTHERS THEN
 					INSERT INTO bench_error VALUES (c.id, side, SQLERRM);
 					RAISE NOTICE 'case %: % failed: %', c.id, side, SQLERRM;

@@ -70,7 +70,9 @@ SELECT case_id AS "case", side, message AS error FROM bench_error ORDER BY case_
 \echo 'paired ratio = median over rounds of numerator / denominator of the same round;'
 \echo 'spread = (slowest - fastest) / median of the noisier side.'
 \echo 'queries:'
-SELECT id AS "case", 'numerator' AS side, numerator AS query FROM bench_case WHERE unit = 'ratio'
+SELECT id AS "case", 'numerator' AS side,
+	   numerator || coalesce(' -- with ' || numerator_settings, '') AS query
+FROM bench_case WHERE unit = 'ratio'
 UNION ALL
 SELECT id, 'denominator', denominator FROM bench_case WHERE unit = 'ratio'
 ORDER BY 1, 2 DESC;

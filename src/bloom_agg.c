@@ -56,9 +56,18 @@ typedef struct BloomAggState
 
 	/*
 	 * In the aggregate memory context.  NULL only in a bloom_agg_like state
-	 * while every template has been NULL.
+	 * while every template has been NULL, and in a deserialized state whose
+	 * filter is read in place.
 	 */
 	BloomFilter *filter;
+
+	/*
+	 * A deserialized state's filter, read in place in the serialized state,
+	 * which lives until the combine function has read it: a copy of a large
+	 * filter would only be ORed in and dropped.  Never written.  A pointer,
+	 * so that the state of each of many small groups stays as small.
+	 */
+	const BloomView *in_place;
 
 	/*
 	 * BLOOM_AGG_FIXED_CAPACITY: the false_positive_rate and capacity the
@@ -85,6 +94,22 @@ bloom_agg_state_flush(BloomAggState *state)
 {
 	if (state->adder != NULL)
 		bf_adder_flush(state->adder);
+}
+
+/* A view of the state's filter, flushed; false when it has none. */
+static bool
+bloom_agg_state_view(BloomAggState *state, BloomView *view)
+{
+	if (state->in_place != NULL)
+	{
+		*view = *state->in_place;
+		return true;
+	}
+	if (state->filter == NULL)
+		return false;
+	bloom_agg_state_flush(state);
+	bloom_view_filter(state->filter, view);
+	return true;
 }
 
 /* A copy of the state's filter, in CurrentMemoryContext. */
@@ -464,28 +489,27 @@ bloom_agg_combine(FunctionCallInfo fcinfo, BloomSetOp op, const char *operation,
 	BloomAggState *state1;
 	BloomAggState *state2;
 	BloomView	input;
+	bool		has_input;
 
 	if (!bloom_agg_combine_start(fcinfo, function, &aggcontext, &arg1, &arg2))
 		return bloom_agg_return_state(fcinfo, arg1);
 	state1 = (BloomAggState *) arg1;
 	state2 = (BloomAggState *) arg2;
 
-	bloom_agg_state_flush(state2);
-	if (state2->filter != NULL)
-		bloom_view_filter(state2->filter, &input);
+	has_input = bloom_agg_state_view(state2, &input);
 	if (state1 == NULL)
 	{
 		MemoryContext old_context = MemoryContextSwitchTo(aggcontext);
-		BloomFilter *filter = state2->filter != NULL ? bloom_copy(&input) : NULL;
+		BloomFilter *filter = has_input ? bloom_copy(&input) : NULL;
 
 		MemoryContextSwitchTo(old_context);
 		PG_RETURN_POINTER(bloom_agg_state_new(aggcontext, state2->kind, filter,
 											  state2->request.false_positive_rate,
 											  state2->request.capacity));
 	}
+	Assert(state1->in_place == NULL);
 	bloom_agg_state_flush(state1);
-	bloom_agg_state_fold(op, operation, state1, state2,
-						 state2->filter != NULL ? &input : NULL);
+	bloom_agg_state_fold(op, operation, state1, state2, has_input ? &input : NULL);
 	PG_RETURN_POINTER(state1);
 }
 
@@ -552,10 +576,11 @@ bloom_agg_serialfn(PG_FUNCTION_ARGS)
 }
 
 /*
- * The inverse of the above, in CurrentMemoryContext.  The filter goes
- * through the same validation as every other filter that enters the server
- * (bloom_view_datum); a bloom_agg state's false_positive_rate and capacity
- * must size exactly that filter, and the other kinds have neither.
+ * The inverse of the above, in CurrentMemoryContext, with the filter read in
+ * place (in_place).  The filter goes through the same validation as every
+ * other filter that enters the server (bloom_view_bytes); a bloom_agg
+ * state's false_positive_rate and capacity must size exactly that filter,
+ * and the other kinds have neither.
  */
 PG_FUNCTION_INFO_V1(bloom_agg_deserialfn);
 Datum
@@ -564,8 +589,7 @@ bloom_agg_deserialfn(PG_FUNCTION_ARGS)
 	BloomAggReader reader;
 	uint32		kind;
 	BloomAggState *state;
-	BloomFilter *filter;
-	BloomView	view;
+	BloomView  *view;
 
 	bloom_agg_reader_start(fcinfo, "bloom_agg_deserialfn", &reader);
 	state = (BloomAggState *) palloc0(sizeof(BloomAggState));
@@ -586,12 +610,10 @@ bloom_agg_deserialfn(PG_FUNCTION_ARGS)
 	if (reader.remaining < BLOOM_HEADER_BYTES)
 		bloom_agg_raise_corrupt("The state is too short.");
 
-	/* the rest is the filter after its varlena length word */
-	filter = (BloomFilter *) palloc(VARHDRSZ + reader.remaining);
-	SET_VARSIZE(filter, VARHDRSZ + reader.remaining);
-	bloom_agg_read(&reader, (char *) filter + VARHDRSZ, reader.remaining);
-	bloom_view_datum(PointerGetDatum(filter), &view);
-	state->filter = filter;
+	/* the rest is the filter, checked as bloom_view_datum checks any filter */
+	view = (BloomView *) palloc(sizeof(BloomView));
+	bloom_view_bytes((const uint8 *) reader.next, reader.remaining, view);
+	state->in_place = view;
 
 	if (state->kind == BLOOM_AGG_FIXED_CAPACITY)
 	{
@@ -601,8 +623,8 @@ bloom_agg_deserialfn(PG_FUNCTION_ARGS)
 
 		if (bf_default_shape(state->request.false_positive_rate, state->request.capacity,
 							 &m, &k, &scheme) != BF_OK ||
-			m != view.header.m || k != view.header.k ||
-			view.header.hash_scheme != scheme)
+			m != view->header.m || k != view->header.k ||
+			view->header.hash_scheme != scheme)
 			bloom_agg_raise_corrupt("The filter does not have the shape its false_positive_rate and capacity give.");
 	}
 	PG_RETURN_POINTER(state);

@@ -136,7 +136,7 @@ bloom_agg_serial_new(Size length, char **out)
 				errdetail("A partial state serializes to %zu bytes; the limit is %zu bytes.",
 						  size, (Size) MaxAllocSize),
 				errhint("Aggregate filters this large without partial aggregation: SET max_parallel_workers_per_gather = 0 and enable_partitionwise_aggregate = off."));
-	result = (bytea *) palloc(size);
+	result = (bytea *) bloom_palloc_large(size);
 	SET_VARSIZE(result, size);
 	*out = VARDATA(result);
 	return result;

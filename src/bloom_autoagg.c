@@ -18,7 +18,10 @@
  * function merges hash sets (moving to the sketch past the limit), adds a
  * hash set to a sketch, or ORs sketches; the phase and the bits depend only
  * on the set of values, so every plan gives the same filter as a serial
- * one.  Deserialization validates everything it reads.
+ * one.  Deserialization validates everything it reads, and reads a sketch
+ * in place for the combine function.  A partial sketch travels in a sparse
+ * form when that is shorter (a worker's share of the values sets a few
+ * percent of its bits), as the leader receives it through a 64 kB queue.
  *
  * With no rows the result is the empty filter of the optimal size for one
  * value, when the false-positive rate is known: bloom_agg(value) always,
@@ -28,6 +31,7 @@
 #include "bloom_agg.h"
 
 #include "catalog/pg_type.h"
+#include "utils/memutils.h"
 
 #include "core_autosize.h"
 
@@ -38,6 +42,16 @@ typedef struct BloomAutoState
 	uint64		sketch_m;		/* M, from the rate */
 	bf_hashset	set;			/* exact phase: set.slots != NULL */
 	uint8	   *sketch;			/* sketch phase: M bits, else NULL */
+
+	/*
+	 * A deserialized sketch is read in place in its serialized state, which
+	 * lives until the combine function has read it, and never written: as
+	 * its bits (sketch, with sketch_borrowed) or in the sparse form
+	 * (sparse_sketch, core.h), the one a sketch holding a share of the
+	 * values usually takes between processes.
+	 */
+	bool		sketch_borrowed;
+	const uint8 *sparse_sketch;
 
 	/*
 	 * Sketch phase: values whose bits are prefetched but not set yet (the
@@ -108,14 +122,15 @@ bloom_autoagg_raise_rate_error(double p, uint64 n, uint64 sketch_m)
 }
 
 /*
- * Move from the exact phase to the sketch: the hashes go into M bits.  A
- * rate that not even one value can meet within M bits (1e-19: the
+ * Move from the exact phase to the sketch: the hashes go into M bits, which
+ * start as a copy of the sketch base (of the same M), or empty when base is
+ * NULL.  A rate that not even one value can meet within M bits (1e-19: the
  * double-hashing floor, core_probe.h) fails here as it does in the exact phase,
  * before M bits are allocated for nothing, rather than as "too many
  * distinct values" from the final function.
  */
 static void
-bloom_autoagg_to_sketch(BloomAutoState *state, MemoryContext aggcontext)
+bloom_autoagg_to_sketch(BloomAutoState *state, MemoryContext aggcontext, const uint8 *base)
 {
 	bf_hashset_iter iter = {0, false};
 	bf_hash		hash;
@@ -128,7 +143,7 @@ bloom_autoagg_to_sketch(BloomAutoState *state, MemoryContext aggcontext)
 	old_context = MemoryContextSwitchTo(aggcontext);
 
 	state->sketch = (uint8 *) bloom_palloc_large(nbytes);
-	bloom_fill_bits(state->sketch, NULL, nbytes);
+	bloom_fill_bits(state->sketch, base, nbytes);
 	state->adder = (bf_adder *) palloc(sizeof(bf_adder));
 	bf_adder_init(state->adder, state->sketch, state->sketch_m, state->k,
 				  BLOOM_HASH_XXH3_EDH);
@@ -168,7 +183,7 @@ bloom_autoagg_add(BloomAutoState *state, bf_hash hash, MemoryContext aggcontext)
 	}
 	bloom_autoagg_reserve(state, aggcontext);
 	if (bf_hashset_add(&state->set, hash) && state->set.count > BF_AUTO_EXACT_LIMIT)
-		bloom_autoagg_to_sketch(state, aggcontext);
+		bloom_autoagg_to_sketch(state, aggcontext, NULL);
 }
 
 /* Fold state from (any memory context) into state into (the aggregate's). */
@@ -176,14 +191,25 @@ static void
 bloom_autoagg_merge(BloomAutoState *into, BloomAutoState *from,
 					MemoryContext aggcontext)
 {
+	Assert(!into->sketch_borrowed && into->sparse_sketch == NULL);
 	bloom_autoagg_check_rate(into, from->request.false_positive_rate);
-	if (from->sketch != NULL)
+	if (from->sparse_sketch != NULL)
 	{
 		if (into->sketch == NULL)
-			bloom_autoagg_to_sketch(into, aggcontext);
+			bloom_autoagg_to_sketch(into, aggcontext, NULL);
+		bf_sparse_or_into(into->sketch, bloom_payload_bytes(into->sketch_m), from->sparse_sketch);
+	}
+	else if (from->sketch != NULL)
+	{
 		bloom_autoagg_flush(from);
-		bloom_autoagg_flush(into);
-		bf_or_into(into->sketch, from->sketch, bloom_payload_bytes(into->sketch_m));
+		/* into's own hashes go into a copy of from's sketch: one pass, not two */
+		if (into->sketch == NULL)
+			bloom_autoagg_to_sketch(into, aggcontext, from->sketch);
+		else
+		{
+			bloom_autoagg_flush(into);
+			bf_or_into(into->sketch, from->sketch, bloom_payload_bytes(into->sketch_m));
+		}
 	}
 	else
 	{
@@ -204,8 +230,8 @@ PG_FUNCTION_INFO_V1(bloom_autoagg_transfn);
 Datum
 bloom_autoagg_transfn(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcontext = bloom_agg_context(fcinfo, "bloom_autoagg_transfn");
 	BloomAutoState *state = PG_ARGISNULL(0) ? NULL : (BloomAutoState *) PG_GETARG_POINTER(0);
+	MemoryContext aggcontext;
 	double		p = BF_DEFAULT_FALSE_POSITIVE_RATE;
 
 	if (PG_NARGS() > 2)
@@ -219,13 +245,25 @@ bloom_autoagg_transfn(PG_FUNCTION_ARGS)
 
 	if (state == NULL)
 	{
-		MemoryContext old_context = MemoryContextSwitchTo(aggcontext);
+		MemoryContext old_context;
 
+		aggcontext = bloom_agg_context(fcinfo, "bloom_autoagg_transfn");
+		old_context = MemoryContextSwitchTo(aggcontext);
 		state = bloom_autoagg_state_new(p);
 		MemoryContextSwitchTo(old_context);
 	}
 	else
+	{
+		/*
+		 * Only the aggregate machinery passes a state (an internal argument
+		 * cannot come from SQL), so the cheap test of the call will do, and
+		 * the state lives in the aggregate context.
+		 */
+		if (unlikely(!bloom_in_aggregate(fcinfo)))
+			elog(ERROR, "bloom_autoagg_transfn called in non-aggregate context");
+		aggcontext = GetMemoryChunkContext(state);
 		bloom_autoagg_check_rate(state, p);
+	}
 
 	if (!PG_ARGISNULL(1))
 	{
@@ -250,11 +288,31 @@ bloom_autoagg_result(BloomAutoState *state, double p)
 
 	if (state != NULL && state->sketch != NULL)
 	{
+		BloomHeader shape;
+
+		/*
+		 * bf_auto_choose_sketch's search, keeping the candidate's fold that
+		 * meets the bound as the result instead of folding it twice.
+		 */
 		bloom_autoagg_flush(state);
-		m = bf_auto_choose_sketch(state->sketch, state->sketch_m, state->k,
-								  state->request.false_positive_rate);
-		if (m == 0)
-			ereport(ERROR,
+		memset(&shape, 0, sizeof(shape));
+		shape.format_version = BLOOM_FORMAT_VERSION;
+		shape.hash_scheme = BLOOM_HASH_XXH3_EDH;
+		shape.k = state->k;
+		shape.flags = state->flags;
+		for (m = bf_auto_sketch_first(state->sketch, state->sketch_m, state->k,
+									  state->request.false_positive_rate);
+			 m != 0; m = bf_auto_ladder_next(state->sketch_m, m))
+		{
+			shape.m = m;
+			filter = bloom_alloc_like(&shape);
+			bf_fold(state->sketch, state->sketch_m, filter->bits, m);
+			if (bf_auto_holds(m, state->k, bf_popcount(filter->bits, bloom_payload_bytes(m)),
+							  state->request.false_positive_rate))
+				return filter;
+			pfree(filter);
+		}
+		ereport(ERROR,
 					errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 					errmsg("bloom_agg: too many distinct values for a self-sized filter at false_positive_rate %g",
 						   state->request.false_positive_rate),
@@ -264,10 +322,6 @@ bloom_autoagg_result(BloomAutoState *state, double p)
 													  bf_popcount(state->sketch,
 																  bloom_payload_bytes(state->sketch_m)))),
 					errhint("Give the capacity: bloom_agg(value, false_positive_rate, capacity)."));
-		filter = bloom_alloc(m, state->k, BLOOM_HASH_XXH3_EDH);
-		filter->flags = state->flags;
-		bf_fold(state->sketch, state->sketch_m, filter->bits, m);
-		return filter;
 	}
 
 	{
@@ -364,9 +418,13 @@ bloom_autoagg_combinefn(PG_FUNCTION_ARGS)
 /*
  * Serialized state (between the processes of one query, so native byte
  * order): false_positive_rate (float8), k (uint32), phase (uint32: 0 exact,
- * 1 sketch), the result's flags (uint32), then for the exact phase the
- * number of hashes (uint64) and the hashes (h1, h2), for the sketch M
- * (uint64) and its bit array.
+ * 1 sketch, 2 sparse sketch), the result's flags (uint32), then for the
+ * exact phase the number of hashes (uint64) and the hashes (h1, h2), for the
+ * sketch M (uint64) and its bit array, or its sparse form (core.h) when
+ * that is shorter.  A partial state of a parallel plan holds a share of the
+ * values, a few percent of its sketch's bits at most sizes, and the sparse
+ * form of such a sketch is under half its size: the leader receives it
+ * through a tuple queue of 64 kB, which takes time in proportion.
  */
 typedef struct BloomAutoSerialHeader
 {
@@ -379,6 +437,7 @@ typedef struct BloomAutoSerialHeader
 
 #define BLOOM_AUTO_PHASE_EXACT 0
 #define BLOOM_AUTO_PHASE_SKETCH 1
+#define BLOOM_AUTO_PHASE_SPARSE_SKETCH 2
 
 PG_FUNCTION_INFO_V1(bloom_autoagg_serialfn);
 Datum
@@ -398,10 +457,14 @@ bloom_autoagg_serialfn(PG_FUNCTION_ARGS)
 	header.flags = state->flags;
 	if (state->sketch != NULL)
 	{
+		/*
+		 * Room for the sparse form at its longest: the pages past what it
+		 * writes are never touched.  The bits themselves if it is longer.
+		 */
 		bloom_autoagg_flush(state);
-		header.phase = BLOOM_AUTO_PHASE_SKETCH;
+		header.phase = BLOOM_AUTO_PHASE_SPARSE_SKETCH;
 		header.count = state->sketch_m;
-		payload = bloom_payload_bytes(state->sketch_m);
+		payload = bf_sparse_bound(bloom_payload_bytes(state->sketch_m));
 	}
 	else
 	{
@@ -411,21 +474,32 @@ bloom_autoagg_serialfn(PG_FUNCTION_ARGS)
 	}
 
 	result = bloom_agg_serial_new(add_size(sizeof(header), payload), &out);
-	memcpy(out, &header, sizeof(header));
-	out += sizeof(header);
 	if (state->sketch != NULL)
-		memcpy(out, state->sketch, payload);
+	{
+		Size		nbytes = bloom_payload_bytes(state->sketch_m);
+
+		payload = bf_sparse_encode(state->sketch, nbytes, (uint8_t *) out + sizeof(header));
+		if (payload >= nbytes)
+		{
+			header.phase = BLOOM_AUTO_PHASE_SKETCH;
+			payload = nbytes;
+			memcpy(out + sizeof(header), state->sketch, nbytes);
+		}
+		SET_VARSIZE(result, VARHDRSZ + sizeof(header) + payload);
+	}
 	else
 	{
 		bf_hashset_iter iter = {0, false};
 		bf_hash		hash;
+		char	   *next = out + sizeof(header);
 
 		while (bf_hashset_next(&state->set, &iter, &hash))
 		{
-			memcpy(out, &hash, sizeof(hash));
-			out += sizeof(hash);
+			memcpy(next, &hash, sizeof(hash));
+			next += sizeof(hash);
 		}
 	}
+	memcpy(out, &header, sizeof(header));
 	PG_RETURN_BYTEA_P(result);
 }
 
@@ -457,8 +531,19 @@ bloom_autoagg_deserialfn(PG_FUNCTION_ARGS)
 			bloom_agg_raise_corrupt("The sketch does not have the size its false-positive rate gives.");
 		pfree(state->set.slots);
 		memset(&state->set, 0, sizeof(state->set));
-		state->sketch = (uint8 *) palloc(reader.remaining);
-		bloom_agg_read(&reader, state->sketch, reader.remaining);
+		/* read in place: a copy of tens of megabytes would only be ORed and dropped */
+		state->sketch = (uint8 *) reader.next;
+		state->sketch_borrowed = true;
+	}
+	else if (header.phase == BLOOM_AUTO_PHASE_SPARSE_SKETCH)
+	{
+		if (header.count != sketch_m ||
+			!bf_sparse_check((const uint8_t *) reader.next, reader.remaining,
+							 bloom_payload_bytes(sketch_m)))
+			bloom_agg_raise_corrupt("The sparse sketch does not have the size its false-positive rate gives, or is not well formed.");
+		pfree(state->set.slots);
+		memset(&state->set, 0, sizeof(state->set));
+		state->sparse_sketch = (const uint8 *) reader.next;
 	}
 	else if (header.phase == BLOOM_AUTO_PHASE_EXACT)
 	{

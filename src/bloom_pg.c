@@ -42,24 +42,11 @@ bloom_call_cache(FunctionCallInfo fcinfo)
 	return (BloomCallCache *) fcinfo->flinfo->fn_extra;
 }
 
-bf_status
-bloom_view_datum_status(Datum datum, BloomView *view)
+/* The checks of bloom_view_datum on a filter's bytes (header and bit array). */
+static bf_status
+bloom_view_bytes_status(const uint8_t *body, size_t length, BloomView *view)
 {
-	/*
-	 * Any form a varlena can take: inline with a 1-byte or 4-byte header
-	 * (read in place), compressed, or external (on disk, or an indirect or
-	 * expanded pointer in memory, as logical decoding hands to output
-	 * functions): those are expanded, in CurrentMemoryContext.  Testing
-	 * VARATT_IS_SHORT is not enough to read in place, since every external
-	 * pointer has a 1-byte header too.
-	 */
-	struct varlena *value = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(datum));
-	const uint8_t *body;
-	size_t		length;
 	bf_status	status;
-
-	body = (const uint8_t *) VARDATA_ANY(value);
-	length = VARSIZE_ANY_EXHDR(value);
 
 	if (length < BLOOM_HEADER_BYTES)
 		return BF_LENGTH;
@@ -72,16 +59,43 @@ bloom_view_datum_status(Datum datum, BloomView *view)
 	return status;
 }
 
-void
-bloom_view_datum(Datum datum, BloomView *view)
+static void
+bloom_raise_invalid_value(bf_status status)
 {
-	bf_status	status = bloom_view_datum_status(datum, view);
-
 	if (status != BF_OK)
 		ereport(ERROR,
 				errcode(ERRCODE_DATA_CORRUPTED),
 				errmsg("invalid bloom filter value"),
 				errdetail("%s", bf_status_message(status)));
+}
+
+bf_status
+bloom_view_datum_status(Datum datum, BloomView *view)
+{
+	/*
+	 * Any form a varlena can take: inline with a 1-byte or 4-byte header
+	 * (read in place), compressed, or external (on disk, or an indirect or
+	 * expanded pointer in memory, as logical decoding hands to output
+	 * functions): those are expanded, in CurrentMemoryContext.  Testing
+	 * VARATT_IS_SHORT is not enough to read in place, since every external
+	 * pointer has a 1-byte header too.
+	 */
+	struct varlena *value = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(datum));
+
+	return bloom_view_bytes_status((const uint8_t *) VARDATA_ANY(value),
+								   VARSIZE_ANY_EXHDR(value), view);
+}
+
+void
+bloom_view_datum(Datum datum, BloomView *view)
+{
+	bloom_raise_invalid_value(bloom_view_datum_status(datum, view));
+}
+
+void
+bloom_view_bytes(const uint8 *body, size_t length, BloomView *view)
+{
+	bloom_raise_invalid_value(bloom_view_bytes_status(body, length, view));
 }
 
 void

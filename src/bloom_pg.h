@@ -45,6 +45,12 @@ extern void bloom_view_datum(Datum datum, BloomView *view);
 extern bf_status bloom_view_datum_status(Datum datum, BloomView *view);
 
 /*
+ * The same checks on a filter's bytes in memory (its 12-byte header and bit
+ * array, without a varlena header), read in place.
+ */
+extern void bloom_view_bytes(const uint8 *body, size_t length, BloomView *view);
+
+/*
  * Statistics of a bloom column (bloom_analyze.c): ANALYZE keeps, in a
  * pg_statistic slot of kind BLOOM_STATISTIC_KIND, stanumbers describing the
  * sampled non-NULL filters, indexed as below.  PostgreSQL reserves no range

@@ -190,6 +190,24 @@ bf_and_into(uint8_t *dst, const uint8_t *src, size_t nbytes)
 extern void bf_fold(const uint8_t *src, uint64_t src_m, uint8_t *dst, uint64_t dst_m);
 extern uint64_t bf_fold_popcount(const uint8_t *src, uint64_t src_m, uint64_t dst_m);
 
+/*
+ * The sparse form of a bit array of nbytes bytes (core_bits.c): the masks
+ * of the nonzero bytes of each 64-byte block, then those bytes.
+ * bf_sparse_encode writes it to out, which has room for
+ * bf_sparse_bound(nbytes) bytes, and returns its length; bf_sparse_check:
+ * whether length bytes at in are a well-formed sparse form of an array of
+ * nbytes bytes; bf_sparse_or_into ORs a checked one into bits.
+ */
+static inline size_t
+bf_sparse_bound(size_t nbytes)
+{
+	return (nbytes + 63) / 64 * sizeof(uint64_t) + nbytes;
+}
+
+extern size_t bf_sparse_encode(const uint8_t *bits, size_t nbytes, uint8_t *out);
+extern bool bf_sparse_check(const uint8_t *in, size_t length, size_t nbytes);
+extern void bf_sparse_or_into(uint8_t *bits, size_t nbytes, const uint8_t *in);
+
 /* ---- estimates (core_estimate.c) ---- */
 
 /*

@@ -440,7 +440,7 @@ bf_auto_ladder_next(uint64_t sketch_m, uint64_t m)
 }
 
 uint64_t
-bf_auto_choose_sketch(const uint8_t *bits, uint64_t sketch_m, uint32_t k, double p)
+bf_auto_sketch_first(const uint8_t *bits, uint64_t sketch_m, uint32_t k, double p)
 {
 	uint64_t	bits_set = bf_popcount(bits, (size_t) bloom_payload_bytes(sketch_m));
 	bf_real		bound = auto_rate_bound(p);
@@ -453,12 +453,23 @@ bf_auto_choose_sketch(const uint8_t *bits, uint64_t sketch_m, uint32_t k, double
 	n = bf_real_log1p(bf_real_neg(bf_real_div(bf_real_from_u64(bits_set),
 											  bf_real_from_u64(sketch_m))));
 	n = bf_real_neg(bf_real_mul(bf_real_div(bf_real_from_u64(sketch_m), bf_real_from_u64(k)), n));
-	/* from the size the estimate predicts, until a candidate meets the bound */
+	/* the first size whose expected rate for that estimate meets the bound */
 	for (m = bf_auto_ladder_next(sketch_m, 0);
 		 m != 0 && m < sketch_m && bf_real_lt(bound, auto_expected_rate(n, m, k));
 		 m = bf_auto_ladder_next(sketch_m, m))
 		;
-	for (; m != 0; m = bf_auto_ladder_next(sketch_m, m))
+	return m;
+}
+
+uint64_t
+bf_auto_choose_sketch(const uint8_t *bits, uint64_t sketch_m, uint32_t k, double p)
+{
+	bf_real		bound = auto_rate_bound(p);
+	uint64_t	m;
+
+	/* from the first candidate on, until one meets the bound */
+	for (m = bf_auto_sketch_first(bits, sketch_m, k, p); m != 0;
+		 m = bf_auto_ladder_next(sketch_m, m))
 		if (auto_holds(m, k, bf_fold_popcount(bits, sketch_m, m), bound))
 			return m;
 	return 0;

@@ -90,4 +90,13 @@ extern uint64_t bf_auto_ladder_next(uint64_t sketch_m, uint64_t m);
 extern uint64_t bf_auto_choose_sketch(const uint8_t *bits, uint64_t sketch_m,
 									  uint32_t k, double p);
 
+/*
+ * The candidate bf_auto_choose_sketch starts from (0 when the sketch is
+ * full); the later ones are bf_auto_ladder_next's.  A caller that folds
+ * each candidate itself (to keep the fold that meets the bound, with
+ * bf_auto_holds on its popcount) chooses the same size.
+ */
+extern uint64_t bf_auto_sketch_first(const uint8_t *bits, uint64_t sketch_m,
+									 uint32_t k, double p);
+
 #endif							/* BLOOM_CORE_AUTOSIZE_H */

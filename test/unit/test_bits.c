@@ -129,3 +129,79 @@ UNIT_TEST(golden_combined)
 	free(b);
 	free(combined);
 }
+
+/*
+ * The sparse form: for arrays of several sizes (a partial last block
+ * included) and fills (empty, a few percent, dense, full), its length is
+ * one mask per block and one byte per nonzero byte, it is well formed, and ORing it into an array
+ * gives that array ORed with the original; damaged forms are refused.
+ */
+UNIT_TEST(sparse_form)
+{
+	static const size_t sizes[] = {0, 8, 56, 64, 72, 1000, 4096 + 24, (1 << 20) + 40};
+	static const unsigned fills[] = {0, 5, 30, 100};	/* percent of bits, about */
+	bool		size_ok = true,
+				check_ok = true,
+				or_ok = true,
+				refused_ok = true;
+
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+		for (size_t f = 0; f < sizeof(fills) / sizeof(fills[0]); f++)
+		{
+			size_t		nbytes = sizes[s];
+			uint8_t    *bits = xmalloc(nbytes + 1);
+			uint8_t    *other = xmalloc(nbytes + 1);
+			uint8_t    *expected = xmalloc(nbytes + 1);
+			uint8_t    *form;
+			size_t		length;
+
+			for (size_t i = 0; i < nbytes; i++)
+			{
+				bits[i] = 0;
+				for (unsigned b = 0; b < 8; b++)
+					if (rng_next() % 100 < fills[f])
+						bits[i] |= (uint8_t) (1u << b);
+				other[i] = (uint8_t) rng_next();
+				expected[i] = bits[i] | other[i];
+			}
+			form = xmalloc(bf_sparse_bound(nbytes) + 1);
+			length = bf_sparse_encode(bits, nbytes, form);
+			{
+				size_t		nonzero = 0;
+
+				for (size_t i = 0; i < nbytes; i++)
+					nonzero += bits[i] != 0;
+				size_ok &= length == (nbytes + 63) / 64 * 8 + nonzero;
+			}
+			check_ok &= bf_sparse_check(form, length, nbytes);
+			bf_sparse_or_into(other, nbytes, form);
+			or_ok &= memcmp(other, expected, nbytes) == 0;
+
+			/* one byte short, one too many, a mask bit past the end */
+			if (length > 0)
+				refused_ok &= !bf_sparse_check(form, length - 1, nbytes);
+			refused_ok &= !bf_sparse_check(form, length + 1, nbytes);
+			if (nbytes % 64 != 0)
+			{
+				uint8_t    *bad = xmalloc(length + 1);
+				uint64_t	last;
+				size_t		at = (nbytes + 63) / 64 * 8 - 8;
+
+				memcpy(bad, form, length);
+				memcpy(&last, bad + at, 8);
+				last |= UINT64_C(1) << 63;
+				memcpy(bad + at, &last, 8);
+				bad[length] = 1;
+				refused_ok &= !bf_sparse_check(bad, length + 1, nbytes);
+				free(bad);
+			}
+			free(bits);
+			free(other);
+			free(expected);
+			free(form);
+		}
+	CHECK(size_ok);
+	CHECK(check_ok);
+	CHECK(or_ok);
+	CHECK(refused_ok);
+}

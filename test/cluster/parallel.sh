@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Parallel aggregation builds the very bytes serial aggregation does.
+#
+#   test/cluster/parallel.sh INSTDIR
+#
+# On 1,000,000 rows, each aggregate runs serially and then with 2 workers
+# (and the leader): bloom_agg with a capacity (a scheme 1 filter and a
+# blocked one), the self-sized bloom_agg with every partial state in the
+# sketch phase, with exact partial states whose union passes into it, and
+# all exact, and bloom_union_agg.  EXPLAIN ANALYZE must show the 2 workers
+# launched (a plan that fell back to serial would compare serial with
+# serial), and the filters must be byte for byte the same: the md5 of
+# bloom_send and of the text form.
+source "$(dirname "$0")/common.bash"
+cluster_main parallel "$@" -o jit=off -o max_worker_processes=8 -o max_parallel_workers=8
+
+"${PSQL[@]}" <<'SQL'
+CREATE EXTENSION bloomfilter;
+CREATE TABLE rows_1m AS
+SELECT (hashint8extended(g, 7) & 9223372036854775807) % 10000000 AS x, g % 100 AS g
+FROM generate_series(1::int8, 1000000) AS g;
+CREATE TABLE filters_1k AS
+SELECT g, bloom_agg(x, 0.01, 100000) AS f FROM rows_1m GROUP BY g;
+ALTER TABLE rows_1m SET (parallel_workers = 2);
+ALTER TABLE filters_1k SET (parallel_workers = 2);
+VACUUM ANALYZE rows_1m, filters_1k;
+SQL
+
+parallel="SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0;
+	SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 2;"
+serial="SET max_parallel_workers_per_gather = 0;"
+
+while IFS='|' read -r name aggregate from; do
+	query="SELECT $aggregate AS f FROM $from"
+	plan=$("${PSQL[@]}" -c "$parallel" \
+		-c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $query")
+	if grep -q "Workers Launched: 2" <<<"$plan" && grep -q "Partial Aggregate" <<<"$plan"; then
+		pass "$name: 2 workers launched, partial aggregates"
+	else
+		fail "$name: 2 workers launched, partial aggregates:
+$plan"
+	fi
+	digests="SELECT md5(bloom_send(f)) || ' ' || md5(f::text) || ' ' || (bloom_info(f)).m FROM ($query) AS s"
+	serial_digest=$("${PSQL[@]}" -c "$serial" -c "$digests")
+	parallel_digest=$("${PSQL[@]}" -c "$parallel" -c "$digests")
+	check "$name: parallel bytes = serial bytes (md5 of send, text; m)" "$serial_digest" "$parallel_digest"
+done <<'CASES'
+bloom_agg(x, 0.01, 1e6)|bloom_agg(x, 0.01, 1000000)|rows_1m
+bloom_agg(x, 0.01, 1e7), blocked|bloom_agg(x, 0.01, 10000000)|rows_1m
+bloom_agg(x), sketch partial states|bloom_agg(x)|rows_1m
+bloom_agg(x, 0.001), exact partial states, sketch union|bloom_agg(x, 0.001)|rows_1m WHERE g < 25
+bloom_agg(x, 0.1), exact partial states|bloom_agg(x, 0.1)|rows_1m WHERE g < 5
+bloom_union_agg(f)|bloom_union_agg(f)|filters_1k
+CASES
+
+cluster_done
