@@ -113,6 +113,7 @@ bloom_copy_permission_info(const Query *from, RangeTblEntry *rte, Query *to)
  * 19 gave a syscache invalidation callback's cache id its own enum type.
  */
 #if PG_VERSION_NUM >= 190000
+#include "utils/syscache.h"
 typedef SysCacheIdentifier BloomSyscacheId;
 #else
 typedef int BloomSyscacheId;
