@@ -248,7 +248,6 @@ static void
 bloom_cache_detoast(FunctionCallInfo fcinfo, BloomArgCache *entry, struct varlena *value)
 {
 	MemoryContext old_context;
-
 	struct varlena *detoasted;
 	Size		size;
 
