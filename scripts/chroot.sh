@@ -96,6 +96,30 @@ host_packages() {
 	) 8>"$CACHE/host-apt.lock"
 }
 
+# Whether this kernel runs i386 programs itself (IA32 emulation): a 93-byte
+# static i386 ELF that exits 0.  Some kernels (seen on a Firecracker VM) are
+# built without it, and then the i386 chroot runs under qemu-i386 too.
+i386_native() {
+	local probe
+	probe=$(mktemp /tmp/bloomfilter-i386.XXXXXX)
+	printf '\x7fELF\x01\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x03\x00\x01\x00\x00\x00\x54\x80\x04\x08\x34\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x34\x00\x20\x00\x01\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x80\x04\x08\x00\x80\x04\x08\x5d\x00\x00\x00\x5d\x00\x00\x00\x05\x00\x00\x00\x00\x10\x00\x00\xb8\x01\x00\x00\x00\x31\xdb\xcd\x80' >"$probe"
+	chmod 755 "$probe"
+	local status=0
+	"$probe" 2>/dev/null || status=$?
+	rm -f "$probe"
+	return "$status"
+}
+
+# Have the kernel hand i386 programs to qemu-i386-static (Debian's
+# qemu-user-static registers every architecture but the host's own family).
+# F: the interpreter is opened now, so it works inside the chroot.
+register_qemu_i386() {
+	[ -e /proc/sys/fs/binfmt_misc/qemu-i386 ] && return 0
+	printf '%s' ':qemu-i386:M::\x7fELF\x01\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x03\x00:\xff\xff\xff\xff\xff\xfe\xfe\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff:/usr/bin/qemu-i386-static:F' \
+		>/proc/sys/fs/binfmt_misc/register 2>/dev/null \
+		|| [ -e /proc/sys/fs/binfmt_misc/qemu-i386 ]
+}
+
 ensure() {
 	local name dir suite arch
 	name=$(chroot_of "$1")
@@ -103,13 +127,14 @@ ensure() {
 	suite=${name%%-*}
 	arch=amd64
 	[ "$name" != "$suite" ] && arch=${name#*-}
-	if [ "$arch" = arm64 ] || [ "$arch" = s390x ]; then
+	if [ "$arch" = arm64 ] || [ "$arch" = s390x ] || { [ "$arch" = i386 ] && ! i386_native; }; then
 		host_packages qemu-user-static binfmt-support
 		# (two callers may race here: the loser's mount fails harmlessly)
 		[ -e /proc/sys/fs/binfmt_misc/register ] \
 			|| mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null \
 			|| [ -e /proc/sys/fs/binfmt_misc/register ]
 		update-binfmts --enable >/dev/null 2>&1 || true
+		if [ "$arch" = i386 ]; then register_qemu_i386; fi
 	fi
 	[ -f "$dir/.bloomfilter-complete" ] && return 0
 	# one creator at a time (18 and 19 share a chroot; test-all prepares
