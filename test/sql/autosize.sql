@@ -211,9 +211,26 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
+-- The merge of partial states is costed (sql/bloomfilter--1.1--1.2.sql):
+-- even with workers free, a table this small is aggregated in one process,
+-- while bloom_agg with a capacity, whose states are cheap to merge, is split.
+EXPLAIN (COSTS OFF) SELECT bloom_agg(x) FROM autosize_rows WHERE x <= 200000;
+EXPLAIN (COSTS OFF) SELECT bloom_agg(x, 0.01, 1000) FROM autosize_rows WHERE x <= 200000;
+SELECT p.proname, p.procost > 1 AS costed
+FROM pg_proc AS p JOIN pg_aggregate AS a ON p.oid IN (a.aggcombinefn, a.aggserialfn, a.aggdeserialfn)
+WHERE a.aggfnoid = 'bloom_agg(anyelement)'::regprocedure
+ORDER BY 1;
+-- With the merge costed as before 1.2, partial aggregation: serial and
+-- parallel must agree below.
+ALTER FUNCTION bloom_autoagg_combinefn(internal, internal) COST 1;
+ALTER FUNCTION bloom_autoagg_deserialfn(bytea, internal) COST 1;
+ALTER FUNCTION bloom_autoagg_serialfn(internal) COST 1;
 EXPLAIN (COSTS OFF) SELECT bloom_agg(x) FROM autosize_rows WHERE x <= 200000;
 EXPLAIN (COSTS OFF) SELECT g, bloom_agg(x) AS f FROM autosize_rows WHERE x <= 200000 GROUP BY g;
 SELECT autosize_run('parallel');
+ALTER FUNCTION bloom_autoagg_combinefn(internal, internal) COST 4000000;
+ALTER FUNCTION bloom_autoagg_deserialfn(bytea, internal) COST 1000000;
+ALTER FUNCTION bloom_autoagg_serialfn(internal) COST 1500000;
 RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
