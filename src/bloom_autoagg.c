@@ -277,6 +277,25 @@ bloom_autoagg_transfn(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(state);
 }
 
+/* bf_fold_room for the sketch's result: a filter per candidate, the last one kept. */
+typedef struct BloomAutoRoom
+{
+	BloomHeader shape;
+	BloomFilter *filter;
+} BloomAutoRoom;
+
+static uint8_t *
+bloom_autoagg_room(uint64_t m, void *arg)
+{
+	BloomAutoRoom *room = (BloomAutoRoom *) arg;
+
+	if (room->filter != NULL)
+		pfree(room->filter);
+	room->shape.m = m;
+	room->filter = bloom_alloc_like(&room->shape);
+	return room->filter->bits;
+}
+
 /* The filter for a state (NULL: no rows), in CurrentMemoryContext. */
 static BloomFilter *
 bloom_autoagg_result(BloomAutoState *state, double p)
@@ -288,30 +307,18 @@ bloom_autoagg_result(BloomAutoState *state, double p)
 
 	if (state != NULL && state->sketch != NULL)
 	{
-		BloomHeader shape;
+		BloomAutoRoom room;
 
-		/*
-		 * bf_auto_choose_sketch's search, keeping the candidate's fold that
-		 * meets the bound as the result instead of folding it twice.
-		 */
 		bloom_autoagg_flush(state);
-		memset(&shape, 0, sizeof(shape));
-		shape.format_version = BLOOM_FORMAT_VERSION;
-		shape.hash_scheme = BLOOM_HASH_XXH3_EDH;
-		shape.k = state->k;
-		shape.flags = state->flags;
-		for (m = bf_auto_sketch_first(state->sketch, state->sketch_m, state->k,
-									  state->request.false_positive_rate);
-			 m != 0; m = bf_auto_ladder_next(state->sketch_m, m))
-		{
-			shape.m = m;
-			filter = bloom_alloc_like(&shape);
-			bf_fold(state->sketch, state->sketch_m, filter->bits, m);
-			if (bf_auto_holds(m, state->k, bf_popcount(filter->bits, bloom_payload_bytes(m)),
-							  state->request.false_positive_rate))
-				return filter;
-			pfree(filter);
-		}
+		memset(&room, 0, sizeof(room));
+		room.shape.format_version = BLOOM_FORMAT_VERSION;
+		room.shape.hash_scheme = BLOOM_HASH_XXH3_EDH;
+		room.shape.k = state->k;
+		room.shape.flags = state->flags;
+		if (bf_auto_fold_sketch(state->sketch, state->sketch_m, state->k,
+								state->request.false_positive_rate,
+								bloom_autoagg_room, &room) != 0)
+			return room.filter;
 		ereport(ERROR,
 					errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 					errmsg("bloom_agg: too many distinct values for a self-sized filter at false_positive_rate %g",

@@ -439,8 +439,9 @@ bf_auto_ladder_next(uint64_t sketch_m, uint64_t m)
 	return best;
 }
 
-uint64_t
-bf_auto_sketch_first(const uint8_t *bits, uint64_t sketch_m, uint32_t k, double p)
+/* The first candidate: the size the estimate of n predicts; 0 when the sketch is full. */
+static uint64_t
+auto_sketch_first(const uint8_t *bits, uint64_t sketch_m, uint32_t k, double p)
 {
 	uint64_t	bits_set = bf_popcount(bits, (size_t) bloom_payload_bytes(sketch_m));
 	bf_real		bound = auto_rate_bound(p);
@@ -461,16 +462,48 @@ bf_auto_sketch_first(const uint8_t *bits, uint64_t sketch_m, uint32_t k, double 
 	return m;
 }
 
-uint64_t
-bf_auto_choose_sketch(const uint8_t *bits, uint64_t sketch_m, uint32_t k, double p)
+/*
+ * From the first candidate on, until one meets the bound.  Without room,
+ * each candidate's bits are counted without building it; with room, each is
+ * folded into the memory room(m, arg) gives and counted there, so the one
+ * that meets the bound is there on return, folded once.
+ */
+static uint64_t
+auto_search_sketch(const uint8_t *bits, uint64_t sketch_m, uint32_t k, double p,
+				   bf_fold_room room, void *arg)
 {
 	bf_real		bound = auto_rate_bound(p);
 	uint64_t	m;
 
-	/* from the first candidate on, until one meets the bound */
-	for (m = bf_auto_sketch_first(bits, sketch_m, k, p); m != 0;
+	for (m = auto_sketch_first(bits, sketch_m, k, p); m != 0;
 		 m = bf_auto_ladder_next(sketch_m, m))
-		if (auto_holds(m, k, bf_fold_popcount(bits, sketch_m, m), bound))
+	{
+		uint64_t	bits_set;
+
+		if (room == NULL)
+			bits_set = bf_fold_popcount(bits, sketch_m, m);
+		else
+		{
+			uint8_t    *folded = room(m, arg);
+
+			bf_fold(bits, sketch_m, folded, m);
+			bits_set = bf_popcount(folded, (size_t) bloom_payload_bytes(m));
+		}
+		if (auto_holds(m, k, bits_set, bound))
 			return m;
+	}
 	return 0;
+}
+
+uint64_t
+bf_auto_choose_sketch(const uint8_t *bits, uint64_t sketch_m, uint32_t k, double p)
+{
+	return auto_search_sketch(bits, sketch_m, k, p, NULL, NULL);
+}
+
+uint64_t
+bf_auto_fold_sketch(const uint8_t *bits, uint64_t sketch_m, uint32_t k, double p,
+					bf_fold_room room, void *arg)
+{
+	return auto_search_sketch(bits, sketch_m, k, p, room, arg);
 }

@@ -91,12 +91,15 @@ extern uint64_t bf_auto_choose_sketch(const uint8_t *bits, uint64_t sketch_m,
 									  uint32_t k, double p);
 
 /*
- * The candidate bf_auto_choose_sketch starts from (0 when the sketch is
- * full); the later ones are bf_auto_ladder_next's.  A caller that folds
- * each candidate itself (to keep the fold that meets the bound, with
- * bf_auto_holds on its popcount) chooses the same size.
+ * The same search, building the result as it goes: each candidate m is
+ * folded into room(m, arg), which returns memory for
+ * bloom_payload_bytes(m) bytes (the caller may free or reuse the previous
+ * candidate's); when it returns m != 0, the memory room gave last holds the
+ * filter of m bits.  It chooses what bf_auto_choose_sketch chooses and folds
+ * the result once, where choosing and then folding would fold it twice.
  */
-extern uint64_t bf_auto_sketch_first(const uint8_t *bits, uint64_t sketch_m,
-									 uint32_t k, double p);
+typedef uint8_t *(*bf_fold_room) (uint64_t m, void *arg);
+extern uint64_t bf_auto_fold_sketch(const uint8_t *bits, uint64_t sketch_m, uint32_t k,
+									double p, bf_fold_room room, void *arg);
 
 #endif							/* BLOOM_CORE_AUTOSIZE_H */

@@ -267,6 +267,29 @@ UNIT_TEST(auto_ladder)
 }
 
 /*
+ * bf_fold_room for the tests: fresh memory for each candidate, filled with
+ * a pattern that bf_fold must overwrite; the last one is kept.
+ */
+typedef struct test_room
+{
+	uint8_t    *bits;
+	int			calls;
+} test_room;
+
+static uint8_t *
+test_room_get(uint64_t m, void *arg)
+{
+	test_room  *room = (test_room *) arg;
+	size_t		nbytes = (size_t) bloom_payload_bytes(m);
+
+	free(room->bits);
+	room->bits = xmalloc(nbytes);
+	memset(room->bits, 0xa5, nbytes);
+	room->calls++;
+	return room->bits;
+}
+
+/*
  * The sketch phase with a small sketch (M = 15 * 2^12 bits at p = 0.01,
  * k = 7): the chosen size is the filter built directly, within 1.5 times
  * optimal while it is at most M / 3; between M / 3 and M the target still
@@ -281,6 +304,7 @@ UNIT_TEST(auto_sketch)
 	const uint32_t k = 7;
 	size_t		sketch_bytes = (size_t) bloom_payload_bytes(sketch_m);
 	uint8_t    *sketch = xmalloc(sketch_bytes);
+	test_room	room = {NULL, 0};
 
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
 	{
@@ -294,13 +318,16 @@ UNIT_TEST(auto_sketch)
 		/* duplicates change nothing */
 		add_range(sketch, sketch_m, k, 1, n / 2);
 		m = bf_auto_choose_sketch(sketch, sketch_m, k, p);
+		/* building as it searches chooses the same size, folded alike */
+		room.calls = 0;
+		CHECK_U64(bf_auto_fold_sketch(sketch, sketch_m, k, p, test_room_get, &room), m);
 		bf_optimal_shape(p, n, &optimal_m, &optimal_k);
 		if (n > 6500)
 		{
 			CHECK_U64(m, 0);
 			continue;
 		}
-		if (!CHECK(m != 0))
+		if (!CHECK(m != 0) || !CHECK(room.calls >= 1))
 			continue;
 		{
 			size_t		nbytes = (size_t) bloom_payload_bytes(m);
@@ -311,6 +338,7 @@ UNIT_TEST(auto_sketch)
 			add_range(direct, m, k, 1, n);
 			bf_fold(sketch, sketch_m, folded, m);
 			CHECK(memcmp(direct, folded, nbytes) == 0);
+			CHECK(memcmp(direct, room.bits, nbytes) == 0);
 			CHECK(bf_auto_holds(m, k, bf_popcount(direct, nbytes), p));
 			if (optimal_m * 1.03 <= sketch_m / 3)
 				CHECK(m <= 1.5 * optimal_m);
@@ -321,6 +349,7 @@ UNIT_TEST(auto_sketch)
 			free(folded);
 		}
 	}
+	free(room.bits);
 	free(sketch);
 }
 
