@@ -54,11 +54,12 @@ typedef struct BloomAutoState
 	const uint8 *sparse_sketch;
 
 	/*
-	 * Sketch phase: values whose bits are prefetched but not set yet (the
-	 * sketch is far larger than the CPU cache, core.h).  Whatever reads the
-	 * sketch calls bloom_autoagg_flush() first.
+	 * Sketch phase: probes sorted by region of the sketch but not set yet
+	 * (the sketch is far larger than the CPU cache, core_probe.h), in
+	 * buffers a quarter of its size.  Whatever reads the sketch calls
+	 * bloom_autoagg_flush() first.
 	 */
-	bf_adder   *adder;
+	bf_region_adder *adder;
 	BloomEncoder *encoder;		/* the value hasher, resolved once */
 	uint8		flags;			/* the result's BLOOM_FLAG_*, as values set them */
 } BloomAutoState;
@@ -68,7 +69,7 @@ static void
 bloom_autoagg_flush(BloomAutoState *state)
 {
 	if (state->adder != NULL)
-		bf_adder_flush(state->adder);
+		bf_region_adder_flush(state->adder);
 }
 
 #define BLOOM_AUTO_INITIAL_SLOTS 16
@@ -144,12 +145,13 @@ bloom_autoagg_to_sketch(BloomAutoState *state, MemoryContext aggcontext, const u
 
 	state->sketch = (uint8 *) bloom_palloc_large(nbytes);
 	bloom_fill_bits(state->sketch, base, nbytes);
-	state->adder = (bf_adder *) palloc(sizeof(bf_adder));
-	bf_adder_init(state->adder, state->sketch, state->sketch_m, state->k,
-				  BLOOM_HASH_XXH3_EDH);
+	state->adder = (bf_region_adder *) palloc(sizeof(bf_region_adder));
+	bf_region_adder_init(state->adder, state->sketch, state->sketch_m, state->k,
+						 bloom_palloc_large(bf_region_adder_memory(state->sketch_m, nbytes / 4)),
+						 nbytes / 4);
 	MemoryContextSwitchTo(old_context);
 	while (bf_hashset_next(&state->set, &iter, &hash))
-		bf_adder_add(state->adder, hash);
+		bf_region_adder_add(state->adder, hash);
 	pfree(state->set.slots);
 	memset(&state->set, 0, sizeof(state->set));
 }
@@ -176,7 +178,7 @@ bloom_autoagg_add(BloomAutoState *state, bf_hash hash, MemoryContext aggcontext)
 	{
 		/* a deserialized sketch has no adder: only states built here do */
 		if (state->adder != NULL)
-			bf_adder_add(state->adder, hash);
+			bf_region_adder_add(state->adder, hash);
 		else
 			bf_add_hash(state->sketch, state->sketch_m, state->k, hash);
 		return;

@@ -1,8 +1,14 @@
 /*
  * core_probe.c: the out-of-line part of core_probe.h, which explains both
- * hash schemes: all k positions of a value at once, and the adder's ring.
+ * hash schemes: all k positions of a value at once, the adder's ring and
+ * the region adder's buffers.
  */
 #include "core.h"
+
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 void
 bf_probe_positions(bf_hash hash, uint64_t m, uint32_t k, uint8_t scheme,
@@ -58,4 +64,131 @@ bf_adder_flush(bf_adder *adder)
 		slot = (slot + 1) & (BF_ADDER_DEPTH - 1);
 	}
 	adder->next = 0;
+}
+
+/* ---- bf_region_adder ---- */
+
+#define BF_LINE_BYTES 64
+
+static uintptr_t
+bf_align_line(uintptr_t address)
+{
+	return (address + BF_LINE_BYTES - 1) & ~(uintptr_t) (BF_LINE_BYTES - 1);
+}
+
+static uint32_t
+bf_region_count(uint64_t m)
+{
+	return (uint32_t) ((m + ((uint64_t) 1 << BF_REGION_BITS) - 1) >> BF_REGION_BITS);
+}
+
+static uint32_t
+bf_region_capacity(uint64_t m, size_t buffer_bytes)
+{
+	size_t		per_region = buffer_bytes / bf_region_count(m) / sizeof(uint32_t);
+
+	per_region -= per_region % BF_REGION_STAGE;
+	return (uint32_t) (per_region < BF_REGION_STAGE ? BF_REGION_STAGE : per_region);
+}
+
+size_t
+bf_region_adder_memory(uint64_t m, size_t buffer_bytes)
+{
+	size_t		regions = bf_region_count(m);
+
+	/* the slack aligns the staging lines and the buffer to cache lines */
+	return BF_LINE_BYTES + regions * sizeof(bf_region_line) +
+		regions * (sizeof(uint8_t) + sizeof(uint32_t)) + BF_LINE_BYTES +
+		regions * (size_t) bf_region_capacity(m, buffer_bytes) * sizeof(uint32_t);
+}
+
+void
+bf_region_adder_init(bf_region_adder *adder, uint8_t *bits, uint64_t m, uint32_t k,
+					 void *memory, size_t buffer_bytes)
+{
+	uintptr_t	next = bf_align_line((uintptr_t) memory);
+
+	adder->bits = bits;
+	adder->m = m;
+	adder->k = k;
+	adder->regions = bf_region_count(m);
+	adder->capacity = bf_region_capacity(m, buffer_bytes);
+	adder->staged = (bf_region_line *) next;
+	next += adder->regions * sizeof(bf_region_line);
+	adder->buffered = (uint32_t *) next;
+	next += adder->regions * sizeof(uint32_t);
+	adder->staged_count = (uint8_t *) next;
+	next += adder->regions * sizeof(uint8_t);
+	adder->buffer = (uint32_t *) bf_align_line(next);
+	memset(adder->buffered, 0, adder->regions * sizeof(uint32_t));
+	memset(adder->staged_count, 0, adder->regions * sizeof(uint8_t));
+}
+
+/* Set the bits at count offsets of a region. */
+static void
+bf_region_set(uint8_t *region, const uint32_t *offsets, uint32_t count)
+{
+	for (uint32_t i = 0; i < count; i++)
+		region[offsets[i] >> 3] |= (uint8_t) (1u << (offsets[i] & 7));
+}
+
+void
+bf_region_adder_flush(bf_region_adder *adder)
+{
+	size_t		nbytes = bloom_payload_bytes(adder->m);
+	const size_t region_bytes = (size_t) 1 << (BF_REGION_BITS - 3);
+
+#ifdef __SSE2__
+	/* the buffers' non-temporal stores, before they are read */
+	_mm_sfence();
+#endif
+	for (uint32_t r = 0; r < adder->regions; r++)
+	{
+		size_t		start = (size_t) r * region_bytes;
+		uint8_t    *region = adder->bits + start;
+		uint32_t	count = adder->buffered[r];
+
+#ifdef __GNUC__
+		/*
+		 * Bring the region in line by line, in order, where the offsets
+		 * would fetch most of its lines one random miss at a time.
+		 */
+		if (count >= region_bytes / BF_LINE_BYTES / 2)
+		{
+			size_t		end = nbytes - start < region_bytes ? nbytes - start : region_bytes;
+
+			for (size_t line = 0; line < end; line += BF_LINE_BYTES)
+				__builtin_prefetch(region + line, 1, 3);
+		}
+#endif
+		bf_region_set(region, adder->buffer + (size_t) r * adder->capacity, count);
+		bf_region_set(region, adder->staged[r].offset, adder->staged_count[r]);
+		adder->buffered[r] = 0;
+		adder->staged_count[r] = 0;
+		bf_check_interrupts();
+	}
+}
+
+void
+bf_region_adder_spill(bf_region_adder *adder, uint32_t region)
+{
+	uint32_t   *to;
+	const uint32_t *from = adder->staged[region].offset;
+
+	if (adder->buffered[region] + BF_REGION_STAGE > adder->capacity)
+	{
+		/* sets this region's full staging line too */
+		bf_region_adder_flush(adder);
+		return;
+	}
+	to = adder->buffer + (size_t) region * adder->capacity + adder->buffered[region];
+#ifdef __SSE2__
+	/* a whole line, aligned: written around the cache, never read first */
+	for (int i = 0; i < BF_REGION_STAGE; i += 4)
+		_mm_stream_si128((__m128i *) (to + i), _mm_load_si128((const __m128i *) (from + i)));
+#else
+	memcpy(to, from, sizeof(bf_region_line));
+#endif
+	adder->buffered[region] += BF_REGION_STAGE;
+	adder->staged_count[region] = 0;
 }

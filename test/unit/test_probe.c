@@ -132,6 +132,68 @@ UNIT_TEST(adder)
 	CHECK(!adder.pipelined);
 }
 
+/*
+ * bf_region_adder sets exactly the bits bf_add_hash sets: filters of one
+ * region, of a part of one, and of several with a partial last one; buffers
+ * of one line a region (a flush every few values) and larger; flushed
+ * between rounds and not.
+ */
+UNIT_TEST(region_adder)
+{
+	static const uint64_t sizes[] = {
+		1, 700, ((uint64_t) 1 << BF_REGION_BITS) - 3, (uint64_t) 1 << BF_REGION_BITS,
+		((uint64_t) 3 << BF_REGION_BITS) + 12345
+	};
+	bool		same = true;
+	int			flushes_seen = 0;
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+	{
+		for (int trial = 0; trial < 4; trial++)
+		{
+			uint64_t	m = sizes[i];
+			uint32_t	k = 1 + (uint32_t) (rng_next() % BLOOM_K_MAX);
+			size_t		buffer_bytes = trial % 2 ? 0 : (size_t) 1 << 16;
+			size_t		nbytes = (size_t) bloom_payload_bytes(m);
+			uint8_t    *bits = xmalloc(nbytes);
+			uint8_t    *expected = xmalloc(nbytes);
+			void	   *memory = xmalloc(bf_region_adder_memory(m, buffer_bytes));
+			bf_region_adder adder;
+			int			values = 1000 + (int) (rng_next() % 3000);
+
+			memset(bits, 0, nbytes);
+			memset(expected, 0, nbytes);
+			bf_region_adder_init(&adder, bits, m, k, memory, buffer_bytes);
+			same &= adder.capacity % BF_REGION_STAGE == 0 && adder.capacity >= BF_REGION_STAGE;
+			same &= ((uintptr_t) adder.buffer & 63) == 0 && ((uintptr_t) adder.staged & 63) == 0;
+			for (int round = 0; round < 2; round++)
+			{
+				for (int v = 0; v < values; v++)
+				{
+					bf_hash		hash = {rng_next(), rng_next()};
+
+					bf_add_hash(expected, m, k, hash);
+					bf_region_adder_add(&adder, hash);
+				}
+				/* a flush has happened when bits have been set already */
+				if (memcmp(bits, expected, nbytes) != 0 && bf_popcount(bits, nbytes) > 0)
+					flushes_seen++;
+				if (round == 0 && trial >= 2)
+					continue;	/* the second round adds to unflushed offsets */
+				bf_region_adder_flush(&adder);
+				same &= memcmp(bits, expected, nbytes) == 0;
+			}
+			bf_region_adder_flush(&adder);
+			same &= memcmp(bits, expected, nbytes) == 0;
+			free(memory);
+			free(bits);
+			free(expected);
+		}
+	}
+	CHECK(same);
+	CHECK(flushes_seen > 0);
+}
+
 /* ---- scheme 2: blocked filters ---- */
 
 /*
