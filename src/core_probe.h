@@ -463,7 +463,7 @@ bf_adder_add(bf_adder *adder, bf_hash hash)
  * the CPU has them); and when a region's buffer is full, every region's
  * offsets are set, one region at a time, so each region is read and
  * written once for all of them.  With buffers a quarter of the filter's
- * size that is about 250 bytes a value.  The bits after
+ * size that is about 280 bytes a value.  The bits after
  * bf_region_adder_flush() are exactly those bf_add_hash would have set:
  * only the order in which they are set differs.
  */
