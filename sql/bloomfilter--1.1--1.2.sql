@@ -112,18 +112,18 @@ COMMENT ON FUNCTION bloom_auto_prefilter(bloom) IS
 -- What a partial state of the self-sized bloom_agg(value) costs
 -- (src/bloom_autoagg.c, doc/benchmarks.md "Parallel scaling").  Past 131,072
 -- distinct values a state is a 63 MB sketch (at p = 0.01): each worker
--- serializes its own, the leader receives them one by one through 64 kB
--- tuple queues and ORs them into a fresh one, alone.  Measured on 1,000,000
--- rows, that came to about 140 ms per partial state, and the plan with 2
--- workers took 2.1 times as long as the serial one, which the planner had
--- costed at a third of it: with the default COST 1 it charged nothing for
--- the merge.  These costs (in units of cpu_operator_cost) are that measured
--- time, so the planner weighs it against what the workers save: over a
--- table of one bigint column, it plans 2 workers from about 3 million rows
--- on (measured on 2 cores: 2.1 times slower at 1 million rows, even at 10
--- million).
+-- fills its own in fresh memory and serializes it, the leader receives them
+-- one by one through 64 kB tuple queues and ORs them into a fresh one,
+-- alone.  With the default COST 1 the planner charged nothing for that and
+-- split a table of 1 million rows between 2 workers, 2.1 times slower than
+-- the serial plan.  These costs (in units of cpu_operator_cost) are what a
+-- partial state adds to a plan, measured on 2 cores: over a table of one
+-- bigint column the 2-worker plan was slower than the serial one up to
+-- about 20 million rows and faster from about 30 million, and with these
+-- costs the planner plans workers from between those two on (about 400 ms
+-- a partial state at the planner's rate for this table's scan).
 --
 
-ALTER FUNCTION bloom_autoagg_combinefn(pg_catalog.internal, pg_catalog.internal) COST 4000000;
-ALTER FUNCTION bloom_autoagg_deserialfn(pg_catalog.bytea, pg_catalog.internal) COST 1000000;
-ALTER FUNCTION bloom_autoagg_serialfn(pg_catalog.internal) COST 1500000;
+ALTER FUNCTION bloom_autoagg_combinefn(pg_catalog.internal, pg_catalog.internal) COST 24000000;
+ALTER FUNCTION bloom_autoagg_deserialfn(pg_catalog.bytea, pg_catalog.internal) COST 6000000;
+ALTER FUNCTION bloom_autoagg_serialfn(pg_catalog.internal) COST 9000000;

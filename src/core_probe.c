@@ -85,7 +85,7 @@ bf_region_count(uint64_t m)
 static uint32_t
 bf_region_capacity(uint64_t m, size_t buffer_bytes)
 {
-	size_t		per_region = buffer_bytes / bf_region_count(m) / sizeof(uint32_t);
+	size_t		per_region = buffer_bytes / bf_region_count(m) / sizeof(bf_region_offset);
 
 	per_region -= per_region % BF_REGION_STAGE;
 	return (uint32_t) (per_region < BF_REGION_STAGE ? BF_REGION_STAGE : per_region);
@@ -99,7 +99,7 @@ bf_region_adder_memory(uint64_t m, size_t buffer_bytes)
 	/* the slack aligns the staging lines and the buffer to cache lines */
 	return BF_LINE_BYTES + regions * sizeof(bf_region_line) +
 		regions * (sizeof(uint8_t) + sizeof(uint32_t)) + BF_LINE_BYTES +
-		regions * (size_t) bf_region_capacity(m, buffer_bytes) * sizeof(uint32_t);
+		regions * (size_t) bf_region_capacity(m, buffer_bytes) * sizeof(bf_region_offset);
 }
 
 void
@@ -119,14 +119,14 @@ bf_region_adder_init(bf_region_adder *adder, uint8_t *bits, uint64_t m, uint32_t
 	next += adder->regions * sizeof(uint32_t);
 	adder->staged_count = (uint8_t *) next;
 	next += adder->regions * sizeof(uint8_t);
-	adder->buffer = (uint32_t *) bf_align_line(next);
+	adder->buffer = (bf_region_offset *) bf_align_line(next);
 	memset(adder->buffered, 0, adder->regions * sizeof(uint32_t));
 	memset(adder->staged_count, 0, adder->regions * sizeof(uint8_t));
 }
 
 /* Set the bits at count offsets of a region. */
 static void
-bf_region_set(uint8_t *region, const uint32_t *offsets, uint32_t count)
+bf_region_set(uint8_t *region, const bf_region_offset *offsets, uint32_t count)
 {
 	for (uint32_t i = 0; i < count; i++)
 		region[offsets[i] >> 3] |= (uint8_t) (1u << (offsets[i] & 7));
@@ -165,15 +165,16 @@ bf_region_adder_flush(bf_region_adder *adder)
 		bf_region_set(region, adder->staged[r].offset, adder->staged_count[r]);
 		adder->buffered[r] = 0;
 		adder->staged_count[r] = 0;
-		bf_check_interrupts();
+		if ((start + region_bytes) % BF_INTERRUPT_STRIDE == 0)
+			bf_check_interrupts();
 	}
 }
 
 void
 bf_region_adder_spill(bf_region_adder *adder, uint32_t region)
 {
-	uint32_t   *to;
-	const uint32_t *from = adder->staged[region].offset;
+	bf_region_offset *to;
+	const bf_region_offset *from = adder->staged[region].offset;
 
 	if (adder->buffered[region] + BF_REGION_STAGE > adder->capacity)
 	{
@@ -184,8 +185,9 @@ bf_region_adder_spill(bf_region_adder *adder, uint32_t region)
 	to = adder->buffer + (size_t) region * adder->capacity + adder->buffered[region];
 #ifdef __SSE2__
 	/* a whole line, aligned: written around the cache, never read first */
-	for (int i = 0; i < BF_REGION_STAGE; i += 4)
-		_mm_stream_si128((__m128i *) (to + i), _mm_load_si128((const __m128i *) (from + i)));
+	for (size_t i = 0; i < sizeof(bf_region_line); i += sizeof(__m128i))
+		_mm_stream_si128((__m128i *) ((char *) to + i),
+						 _mm_load_si128((const __m128i *) ((const char *) from + i)));
 #else
 	memcpy(to, from, sizeof(bf_region_line));
 #endif

@@ -456,23 +456,26 @@ bf_adder_add(bf_adder *adder, bf_hash hash)
  * a whole cache line in from memory and back out: at k = 7, about 900
  * bytes of memory traffic a value, and memory bandwidth is the limit.  A
  * bf_region_adder sorts the probes by region of the filter first
- * (2^BF_REGION_BITS bits, 256 kB, which stays in the L2 cache while it is
- * written): a probe's offset in its region goes to that region's staging
- * line, which fits in one cache line; a full staging line goes whole to
- * the region's buffer, written around the cache (non-temporal stores, where
- * the CPU has them); and when a region's buffer is full, every region's
- * offsets are set, one region at a time, so each region is read and
- * written once for all of them.  With buffers a quarter of the filter's
- * size that is about 280 bytes a value.  The bits after
+ * (2^BF_REGION_BITS bits, 8 kB, which stays in the L1 cache while it is
+ * written): a probe's offset in its region (2 bytes) goes to that
+ * region's staging line, which fits in one cache line (the lines of a
+ * 63 MB filter, 480 kB, stay in the L2 cache); a full staging line goes
+ * whole to the region's buffer, written around the cache (non-temporal
+ * stores, where the CPU has them); and when a region's buffer is full,
+ * every region's offsets are set, one region at a time, so each region is
+ * read and written once for all of them.  With buffers a quarter of the
+ * filter's size that is about 130 bytes a value at k = 7.  The bits after
  * bf_region_adder_flush() are exactly those bf_add_hash would have set:
  * only the order in which they are set differs.
  */
-#define BF_REGION_BITS 21
-#define BF_REGION_STAGE 16		/* offsets in a staging line: 64 bytes */
+#define BF_REGION_BITS 16
+#define BF_REGION_STAGE 32		/* offsets in a staging line: 64 bytes */
+
+typedef uint16_t bf_region_offset;	/* a bit's offset in its region */
 
 typedef struct bf_region_line
 {
-	uint32_t	offset[BF_REGION_STAGE];
+	bf_region_offset offset[BF_REGION_STAGE];
 } bf_region_line;
 
 typedef struct bf_region_adder
@@ -485,7 +488,7 @@ typedef struct bf_region_adder
 	bf_region_line *staged;		/* a line per region, 64-byte aligned */
 	uint8_t    *staged_count;	/* per region: offsets in its line */
 	uint32_t   *buffered;		/* per region: offsets in its buffer */
-	uint32_t   *buffer;			/* regions * capacity offsets, 64-byte aligned */
+	bf_region_offset *buffer;	/* regions * capacity offsets, 64-byte aligned */
 } bf_region_adder;
 
 /*
@@ -512,7 +515,7 @@ bf_region_adder_add(bf_region_adder *adder, bf_hash hash)
 		uint32_t	count = adder->staged_count[region];
 
 		adder->staged[region].offset[count] =
-			(uint32_t) (position & (((uint64_t) 1 << BF_REGION_BITS) - 1));
+			(bf_region_offset) (position & (((uint64_t) 1 << BF_REGION_BITS) - 1));
 		adder->staged_count[region] = (uint8_t) ++count;
 		if (count == BF_REGION_STAGE)
 			bf_region_adder_spill(adder, region);
