@@ -70,17 +70,21 @@ INSERT INTO bench_case (id, what, numerator, denominator, target_max) VALUES
 
 -- Parallel scaling: each aggregate with 2 workers (and the leader) over the
 -- same aggregate serial.  Targets: 1.7 times faster for the fixed capacity,
--- as hll_add_agg (h3) is; 1.5 times for the self-sized one, which must never
--- be slower than serial (1.0).
+-- as hll_add_agg (h3) is; 1.5 times for the self-sized one (h2).  The
+-- self-sized aggregate's merge is costed (sql/bloomfilter--1.1--1.2.sql), so
+-- over big's 10M rows the planner keeps it serial even with 2 workers
+-- allowed (test/sql/autosize.sql checks such a choice): h2 makes every
+-- operator nearly free for its numerator so that the planner takes the
+-- 2-worker plan anyway, which is what h2 times.
 INSERT INTO bench_case (id, what, numerator, denominator, target_max, numerator_settings) VALUES
 ('h1', 'bloom_agg(id, 0.01, 1e7) over big, 2 workers / serial',
  $$SELECT bloom_agg(id, 0.01, 10000000) IS NOT NULL FROM big$$,
  $$SELECT bloom_agg(id, 0.01, 10000000) IS NOT NULL FROM big$$,
  0.59, 'max_parallel_workers_per_gather=2'),
-('h2', 'bloom_agg(id) self-sized over big, 2 workers / serial',
+('h2', 'bloom_agg(id) self-sized over big, 2 workers (forced) / serial',
  $$SELECT bloom_agg(id) IS NOT NULL FROM big$$,
  $$SELECT bloom_agg(id) IS NOT NULL FROM big$$,
- 0.67, 'max_parallel_workers_per_gather=2'),
+ 0.67, 'max_parallel_workers_per_gather=2 cpu_operator_cost=0.0000001'),
 ('h3', 'hll_add_agg(hll_hash_bigint(id)) over big, 2 workers / serial (no target: the reference)',
  $$SELECT hll_add_agg(hll_hash_bigint(id)) IS NOT NULL FROM big$$,
  $$SELECT hll_add_agg(hll_hash_bigint(id)) IS NOT NULL FROM big$$,
