@@ -248,36 +248,50 @@ static void
 bloom_cache_detoast(FunctionCallInfo fcinfo, BloomArgCache *entry, struct varlena *value)
 {
 	MemoryContext old_context;
-	struct varlena *detoasted;
-	Size		size;
+	struct varlena *detoasted = NULL;
+	Size		size = bloom_slice_raw_size(value);
 
 	entry->valid = false;
 	entry->sliced = false;
 	bloom_cache_release(entry);
 	old_context = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
-	detoasted = pg_detoast_datum(value);
-	size = VARSIZE_ANY(detoasted);
-	entry->value = detoasted;
-	entry->allocation = detoasted;
+	if (size == 0)
+	{
+		detoasted = pg_detoast_datum(value);
+		size = VARSIZE_ANY(detoasted);
+	}
 
 	/*
 	 * A filter too large for the caches is probed at one cache miss per
-	 * value at best: copied so that its bits start on a 64-byte line, a
-	 * scheme 2 block is one line instead of two, and on huge pages
-	 * (bloom_palloc_large) a probe's page-table walk mostly hits.  The copy
-	 * costs a pass over the filter once per call site.
+	 * value at best: kept so that its bits start on a 64-byte line, a scheme
+	 * 2 block is one line instead of two, and on huge pages
+	 * (bloom_palloc_large) a probe's page-table walk mostly hits.  A stored,
+	 * uncompressed filter is read straight there by slices; another is
+	 * detoasted first and copied, a second pass, once per call site.
 	 */
-	if (size >= BLOOM_HUGE_PAGE_MIN_BYTES && !VARATT_IS_SHORT(detoasted) &&
-		size + BF_BLOCK_BYTES <= MaxAllocSize)
+	if (size >= BLOOM_HUGE_PAGE_MIN_BYTES && size + BF_BLOCK_BYTES <= MaxAllocSize &&
+		(detoasted == NULL || !VARATT_IS_SHORT(detoasted)))
 	{
 		char	   *chunk = bloom_palloc_large(size + BF_BLOCK_BYTES);
 		uint8	   *aligned = (uint8 *) (TYPEALIGN(BF_BLOCK_BYTES, chunk + BLOOM_BITS_OFFSET) -
 										 BLOOM_BITS_OFFSET);
 
-		bloom_fill_bits(aligned, (const uint8 *) detoasted, size);
-		pfree(detoasted);
+		if (detoasted == NULL)
+			bloom_slice_read_whole(value, aligned);
+		else
+		{
+			bloom_fill_bits(aligned, (const uint8 *) detoasted, size);
+			pfree(detoasted);
+		}
 		entry->value = (struct varlena *) aligned;
 		entry->allocation = chunk;
+	}
+	else
+	{
+		if (detoasted == NULL)
+			detoasted = pg_detoast_datum(value);
+		entry->value = detoasted;
+		entry->allocation = detoasted;
 	}
 	MemoryContextSwitchTo(old_context);
 	bloom_view_datum(PointerGetDatum(entry->value), &entry->view);

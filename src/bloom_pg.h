@@ -261,10 +261,14 @@ extern bool bloom_lookup_slices(FunctionCallInfo fcinfo, int argno, const BloomV
  * how many TOAST index scans slices of a value may take before detoasting
  * it whole is cheaper; bloom_slice_view reads and checks its header (view
  * bits NULL), ERROR XX001 when damaged; bloom_slice_contains tests a value,
- * adding the index scans it made to *scans.
+ * adding the index scans it made to *scans.  bloom_slice_raw_size: the bytes
+ * such a value detoasts to, 0 if it is not one; bloom_slice_read_whole
+ * detoasts it into the caller's memory, without a copy of its own.
  */
 extern uint32 bloom_slice_budget(const struct varatt_external *toast_pointer);
 extern void bloom_slice_view(struct varlena *value, BloomView *view);
+extern Size bloom_slice_raw_size(struct varlena *value);
+extern void bloom_slice_read_whole(struct varlena *value, uint8 *dst);
 extern bool bloom_slice_contains(struct varlena *value, const BloomView *view, bf_hash hash,
 								 uint32 *scans);
 

@@ -58,6 +58,7 @@
 
 #include "access/detoast.h"
 #include "access/heaptoast.h"
+#include "miscadmin.h"
 
 /* What one TOAST index scan of a slice costs, in chunks of a whole detoast. */
 #define BLOOM_SLICE_SCAN_CHUNKS 4
@@ -98,6 +99,51 @@ bloom_slice_read(struct varlena *value, int64 offset, int64 length, uint8 *dst)
 		bloom_slice_raise_corrupt(BF_LENGTH);
 	memcpy(dst, VARDATA_ANY(slice), length);
 	pfree(slice);
+}
+
+/*
+ * The length a stored value detoasts to (length word included) when it can
+ * be read by slices: external on disk and uncompressed; else 0.
+ */
+Size
+bloom_slice_raw_size(struct varlena *value)
+{
+	struct varatt_external toast_pointer;
+
+	if (!VARATT_IS_EXTERNAL_ONDISK(value))
+		return 0;
+	VARATT_EXTERNAL_GET_POINTER(toast_pointer, value);
+	if (VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer))
+		return 0;
+	return (Size) toast_pointer.va_rawsize;
+}
+
+/*
+ * Detoast a value bloom_slice_raw_size accepts into dst, which has room for
+ * that many bytes: its length word, then its bytes read BF_INTERRUPT_STRIDE
+ * at a time through one reused slice, so the whole value is written once,
+ * where the caller wants it, instead of into a copy of its own first (a
+ * pass over tens of megabytes of freshly faulted memory, in 4 kB pages).
+ */
+void
+bloom_slice_read_whole(struct varlena *value, uint8 *dst)
+{
+	struct varatt_external toast_pointer;
+	int64		length;
+
+	Assert(bloom_slice_raw_size(value) > 0);
+	VARATT_EXTERNAL_GET_POINTER(toast_pointer, value);
+	length = VARATT_EXTERNAL_GET_EXTSIZE(toast_pointer);
+	if (length + VARHDRSZ != toast_pointer.va_rawsize)
+		bloom_slice_raise_corrupt(BF_LENGTH);
+	SET_VARSIZE(dst, length + VARHDRSZ);
+	for (int64 offset = 0; offset < length; offset += BF_INTERRUPT_STRIDE)
+	{
+		if (offset > 0)
+			CHECK_FOR_INTERRUPTS();
+		bloom_slice_read(value, offset, Min((int64) BF_INTERRUPT_STRIDE, length - offset),
+						 dst + VARHDRSZ + offset);
+	}
 }
 
 void

@@ -97,6 +97,38 @@ FROM slice_compressed AS s JOIN reference AS r USING (id), generate_series(1, 20
 GROUP BY s.id ORDER BY s.id;
 
 --
+-- A filter of 4 MB or more that a call site keeps is copied so that its
+-- bits start on a cache line (bloom_pg.c): a stored, uncompressed one is
+-- read straight into that copy by slices of 1 MB, a compressed one is
+-- detoasted first.  Filter 1 here (4.8 MB, 2,400 chunks, not a whole number
+-- of 1 MB slices) is kept uncompressed, filter 2 is the same filter
+-- compressed.  The reference is the filter fresh from the aggregate, which
+-- never goes through TOAST; equality reads every byte of the kept copy, and
+-- 40,000 lookups from one call site pass the slice budget.
+--
+CREATE TABLE slice_large (id int PRIMARY KEY, f bloom);
+INSERT INTO slice_large SELECT 1, bloom_agg(i, 0.01, 4000000) FROM generate_series(1, 20000) AS i;
+ALTER TABLE slice_large ALTER COLUMN f SET STORAGE extended;
+INSERT INTO slice_large SELECT 2, f FROM slice_large WHERE id = 1;
+SELECT id, (bloom_info(f)).bytes >= 4 * 1024 * 1024 AS at_least_4_mb,
+	(bloom_info(f)).bytes % (1024 * 1024) <> 0 AS partial_last_slice,
+	pg_column_compression(f) IS NOT NULL AS compressed
+FROM slice_large ORDER BY id;
+SELECT id, f = (SELECT bloom_agg(i, 0.01, 4000000) FROM generate_series(1, 20000) AS i) AS same_filter
+FROM slice_large ORDER BY id;
+CREATE TABLE slice_large_answers AS
+SELECT v, bloom_contains(r.g, v) AS expected
+FROM (SELECT bloom_agg(i, 0.01, 4000000) AS g FROM generate_series(1, 20000) AS i) AS r,
+	generate_series(1, 40000) AS v;
+SELECT s.id, count(*) FILTER (WHERE bloom_contains(s.f, a.v)) AS maybe_present,
+	count(*) FILTER (WHERE bloom_contains(s.f, a.v) IS DISTINCT FROM a.expected
+		OR (s.f @> a.v) IS DISTINCT FROM a.expected) AS differ
+FROM slice_large AS s, slice_large_answers AS a
+GROUP BY s.id ORDER BY s.id;
+DROP TABLE slice_large_answers;
+DROP TABLE slice_large;
+
+--
 -- A damaged stored value is an ERROR XX001, by slices as when read whole,
 -- never a read past its end.  The values are filter 1's bytes with one
 -- header field or the length broken, stored out of line uncompressed.
