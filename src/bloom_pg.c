@@ -241,57 +241,62 @@ bloom_cache_current(FunctionCallInfo fcinfo, int argno,
 }
 
 /*
+ * A filter too large for the caches is probed at one cache miss per value at
+ * best: the entry keeps it so that its bits start on a 64-byte line (a scheme
+ * 2 block is one line instead of two) and on huge pages (bloom_palloc_large),
+ * where a probe's page-table walk mostly hits.  The entry's memory for a
+ * value of size bytes, to be filled by the caller; NULL when the value is too
+ * small to gain from it, or too large to be given the slack.
+ */
+static uint8 *
+bloom_cache_aligned(BloomArgCache *entry, Size size)
+{
+	char	   *chunk;
+
+	if (size < BLOOM_HUGE_PAGE_MIN_BYTES || size + BF_BLOCK_BYTES > MaxAllocSize)
+		return NULL;
+	chunk = bloom_palloc_large(size + BF_BLOCK_BYTES);
+	entry->allocation = chunk;
+	entry->value = (struct varlena *) (TYPEALIGN(BF_BLOCK_BYTES, chunk + BLOOM_BITS_OFFSET) -
+									   BLOOM_BITS_OFFSET);
+	return (uint8 *) entry->value;
+}
+
+/*
  * Detoast the entry's stored value whole, into fn_mcxt, and check it; the
- * entry is not valid until the check has passed.
+ * entry is not valid until the check has passed.  A stored, uncompressed
+ * filter is read by slices straight into its aligned memory; another is
+ * detoasted first and, if large, copied: a second pass, once per call site.
  */
 static void
 bloom_cache_detoast(FunctionCallInfo fcinfo, BloomArgCache *entry, struct varlena *value)
 {
 	MemoryContext old_context;
-	struct varlena *detoasted = NULL;
-	Size		size = bloom_slice_raw_size(value);
+	uint8	   *aligned;
 
 	entry->valid = false;
 	entry->sliced = false;
 	bloom_cache_release(entry);
 	old_context = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
-	if (size == 0)
-	{
-		detoasted = pg_detoast_datum(value);
-		size = VARSIZE_ANY(detoasted);
-	}
-
-	/*
-	 * A filter too large for the caches is probed at one cache miss per
-	 * value at best: kept so that its bits start on a 64-byte line, a scheme
-	 * 2 block is one line instead of two, and on huge pages
-	 * (bloom_palloc_large) a probe's page-table walk mostly hits.  A stored,
-	 * uncompressed filter is read straight there by slices; another is
-	 * detoasted first and copied, a second pass, once per call site.
-	 */
-	if (size >= BLOOM_HUGE_PAGE_MIN_BYTES && size + BF_BLOCK_BYTES <= MaxAllocSize &&
-		(detoasted == NULL || !VARATT_IS_SHORT(detoasted)))
-	{
-		char	   *chunk = bloom_palloc_large(size + BF_BLOCK_BYTES);
-		uint8	   *aligned = (uint8 *) (TYPEALIGN(BF_BLOCK_BYTES, chunk + BLOOM_BITS_OFFSET) -
-										 BLOOM_BITS_OFFSET);
-
-		if (detoasted == NULL)
-			bloom_slice_read_whole(value, aligned);
-		else
-		{
-			bloom_fill_bits(aligned, (const uint8 *) detoasted, size);
-			pfree(detoasted);
-		}
-		entry->value = (struct varlena *) aligned;
-		entry->allocation = chunk;
-	}
+	aligned = bloom_cache_aligned(entry, bloom_slice_raw_size(value));
+	if (aligned != NULL)
+		bloom_slice_read_whole(value, aligned);
 	else
 	{
-		if (detoasted == NULL)
-			detoasted = pg_detoast_datum(value);
-		entry->value = detoasted;
-		entry->allocation = detoasted;
+		struct varlena *detoasted = pg_detoast_datum(value);
+
+		aligned = VARATT_IS_SHORT(detoasted) ? NULL :
+			bloom_cache_aligned(entry, VARSIZE(detoasted));
+		if (aligned != NULL)
+		{
+			bloom_fill_bits(aligned, (const uint8 *) detoasted, VARSIZE(detoasted));
+			pfree(detoasted);
+		}
+		else
+		{
+			entry->value = detoasted;
+			entry->allocation = detoasted;
+		}
 	}
 	MemoryContextSwitchTo(old_context);
 	bloom_view_datum(PointerGetDatum(entry->value), &entry->view);

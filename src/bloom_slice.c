@@ -119,14 +119,11 @@ bloom_slice_raw_size(struct varlena *value)
 }
 
 /*
- * Detoast a value bloom_slice_raw_size accepts into dst, which has room for
- * that many bytes: its length word, then its bytes read BF_INTERRUPT_STRIDE
- * at a time through one reused slice, so the whole value is written once,
- * where the caller wants it, instead of into a copy of its own first (a
- * pass over tens of megabytes of freshly faulted memory, in 4 kB pages).
+ * The bytes after the length word of a value bloom_slice_raw_size accepts,
+ * from its toast pointer, which must agree with itself: ERROR XX001 if not.
  */
-void
-bloom_slice_read_whole(struct varlena *value, uint8 *dst)
+static int64
+bloom_slice_length(struct varlena *value)
 {
 	struct varatt_external toast_pointer;
 	int64		length;
@@ -136,6 +133,20 @@ bloom_slice_read_whole(struct varlena *value, uint8 *dst)
 	length = VARATT_EXTERNAL_GET_EXTSIZE(toast_pointer);
 	if (length + VARHDRSZ != toast_pointer.va_rawsize)
 		bloom_slice_raise_corrupt(BF_LENGTH);
+	return length;
+}
+
+/*
+ * Detoast a value bloom_slice_raw_size accepts into dst, which has room for
+ * that many bytes: its length word, then its bytes, BF_INTERRUPT_STRIDE at a
+ * time, so the whole value is written once, where the caller wants it,
+ * rather than into freshly faulted memory of its own first and then copied.
+ */
+void
+bloom_slice_read_whole(struct varlena *value, uint8 *dst)
+{
+	int64		length = bloom_slice_length(value);
+
 	SET_VARSIZE(dst, length + VARHDRSZ);
 	for (int64 offset = 0; offset < length; offset += BF_INTERRUPT_STRIDE)
 	{
@@ -149,17 +160,11 @@ bloom_slice_read_whole(struct varlena *value, uint8 *dst)
 void
 bloom_slice_view(struct varlena *value, BloomView *view)
 {
-	struct varatt_external toast_pointer;
 	uint8		body[BLOOM_HEADER_BYTES];
-	int64		length;
+	int64		length = bloom_slice_length(value);
 	bf_status	status;
 
-	Assert(VARATT_IS_EXTERNAL_ONDISK(value));
-	VARATT_EXTERNAL_GET_POINTER(toast_pointer, value);
-	Assert(!VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer));
-
-	length = VARATT_EXTERNAL_GET_EXTSIZE(toast_pointer);
-	if (length < BLOOM_HEADER_BYTES || length + VARHDRSZ != toast_pointer.va_rawsize)
+	if (length < BLOOM_HEADER_BYTES)
 		bloom_slice_raise_corrupt(BF_LENGTH);
 	bloom_slice_read(value, 0, BLOOM_HEADER_BYTES, body);
 	bloom_header_read(body, &view->header);
