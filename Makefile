@@ -40,8 +40,10 @@ OBJS = \
 	src/bloom_initplan.o \
 	src/bloom_analyze.o \
 	src/bloom_autoagg.o \
-	src/bloom_autoprefilter.o
-DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql sql/bloomfilter--1.1--1.2.sql
+	src/bloom_autoprefilter.o \
+	src/bloom_hashed.o
+DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql sql/bloomfilter--1.1--1.2.sql \
+	sql/bloomfilter--1.2--1.3.sql
 
 # pg_regress: every test/sql/*.sql against test/expected/, setup first (it
 # defines the helpers the others share); the results go to the build directory.

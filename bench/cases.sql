@@ -89,3 +89,27 @@ INSERT INTO bench_case (id, what, numerator, denominator, target_max, numerator_
  $$SELECT hll_add_agg(hll_hash_bigint(id)) IS NOT NULL FROM big$$,
  $$SELECT hll_add_agg(hll_hash_bigint(id)) IS NOT NULL FROM big$$,
  NULL, 'max_parallel_workers_per_gather=2');
+
+-- The forms Citus splits (1.3), whose states are values: the workers' partial
+-- states reach the leader as filters (or bloom_agg_state values) through the
+-- tuple queue, with no serialize or deserialize function.  h4 and h5 are h1
+-- and h2 for them; v1 and v2 what hashing with bloom_value() costs against
+-- the plain aggregate, serially.
+INSERT INTO bench_case (id, what, numerator, denominator, target_max, numerator_settings) VALUES
+('h4', 'bloom_agg(bloom_value(id), 0.01, 1e7) over big, 2 workers / serial',
+ $$SELECT bloom_agg(bloom_value(id), 0.01, 10000000) IS NOT NULL FROM big$$,
+ $$SELECT bloom_agg(bloom_value(id), 0.01, 10000000) IS NOT NULL FROM big$$,
+ NULL, 'max_parallel_workers_per_gather=2'),
+('h5', 'bloom_agg(bloom_value(id)) self-sized over big, 2 workers (forced) / serial',
+ $$SELECT bloom_agg(bloom_value(id)) IS NOT NULL FROM big$$,
+ $$SELECT bloom_agg(bloom_value(id)) IS NOT NULL FROM big$$,
+ NULL, 'max_parallel_workers_per_gather=2 cpu_operator_cost=0.0000001');
+INSERT INTO bench_case (id, what, numerator, denominator, target_max) VALUES
+('v1', 'bloom_agg(bloom_value(id), 0.01, 1e7) / bloom_agg(id, 0.01, 1e7) over big, serial',
+ $$SELECT bloom_agg(bloom_value(id), 0.01, 10000000) IS NOT NULL FROM big$$,
+ $$SELECT bloom_agg(id, 0.01, 10000000) IS NOT NULL FROM big$$,
+ NULL),
+('v2', 'bloom_agg(bloom_value(id)) / bloom_agg(id) self-sized over big, serial',
+ $$SELECT bloom_agg(bloom_value(id)) IS NOT NULL FROM big$$,
+ $$SELECT bloom_agg(id) IS NOT NULL FROM big$$,
+ NULL);

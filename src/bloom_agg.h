@@ -11,6 +11,7 @@
 #include "bloom_pg.h"
 
 #include "nodes/execnodes.h"
+#include "utils/expandeddatum.h"
 
 /* Whether the call is an aggregate's, as AggCheckCallContext decides it. */
 static inline bool
@@ -36,6 +37,39 @@ extern Aggref *bloom_agg_call(FunctionCallInfo fcinfo);
  * function with no rows learns what the call asked for.
  */
 extern bool bloom_agg_call_constant(Aggref *aggref, int argno, Oid typid, Datum *value);
+
+/*
+ * Transition states that are values (1.3): an aggregate's state is an
+ * expanded object (utils/expandeddatum.h) of a real type, so that Citus can
+ * split the aggregate and a parallel plan needs no serialize functions.  The
+ * aggregate machinery keeps a read-write expanded state without copying it,
+ * so rows are added in place, as with an internal state.  A transition or
+ * combine function modifies its argument 0 only when it is such a state and
+ * the call is an aggregate's (bloom_agg_modifiable_state); anything else, a
+ * flat value or a call from SQL, is read and copied.
+ *
+ * bloom_agg_object_context: a new memory context for one expanded state,
+ * under the aggregate context in an aggregate call (*in_aggregate set) and
+ * under CurrentMemoryContext otherwise.  bloom_agg_object_result: the
+ * state to return, read-write in an aggregate call, else flattened into
+ * CurrentMemoryContext and deleted.
+ */
+extern MemoryContext bloom_agg_object_context(FunctionCallInfo fcinfo, bool *in_aggregate);
+extern Datum bloom_agg_object_result(ExpandedObjectHeader *object, bool in_aggregate);
+
+/*
+ * The expanded state of the given methods in argument 0 that this call may
+ * modify in place, or NULL: see above.
+ */
+extern ExpandedObjectHeader *bloom_agg_modifiable_state(FunctionCallInfo fcinfo,
+														const ExpandedObjectMethods *methods);
+
+/*
+ * The expanded object of the given methods that datum points to (read-only
+ * or read-write), or NULL when it is some other form of value.
+ */
+extern ExpandedObjectHeader *bloom_agg_expanded(Datum datum,
+												const ExpandedObjectMethods *methods);
 
 /* What bloom_agg was asked for, kept in its state. */
 typedef struct BloomAggRequest

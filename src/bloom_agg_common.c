@@ -26,6 +26,59 @@ bloom_agg_context(FunctionCallInfo fcinfo, const char *function)
 	return aggcontext;
 }
 
+/* ---- states that are values ---- */
+
+MemoryContext
+bloom_agg_object_context(FunctionCallInfo fcinfo, bool *in_aggregate)
+{
+	MemoryContext parent;
+
+	*in_aggregate = AggCheckCallContext(fcinfo, &parent) != 0;
+	if (!*in_aggregate)
+		parent = CurrentMemoryContext;
+	/* small: a state of many small groups stays small */
+	return AllocSetContextCreate(parent, "bloom aggregate state", ALLOCSET_SMALL_SIZES);
+}
+
+Datum
+bloom_agg_object_result(ExpandedObjectHeader *object, bool in_aggregate)
+{
+	Size		size;
+	void	   *flat;
+
+	if (in_aggregate)
+		return EOHPGetRWDatum(object);
+	size = EOH_get_flat_size(object);
+	flat = bloom_palloc_large(size);
+	EOH_flatten_into(object, flat, size);
+	DeleteExpandedObject(EOHPGetRWDatum(object));
+	return PointerGetDatum(flat);
+}
+
+ExpandedObjectHeader *
+bloom_agg_expanded(Datum datum, const ExpandedObjectMethods *methods)
+{
+	ExpandedObjectHeader *object;
+
+	if (!VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(datum)))
+		return NULL;
+	object = DatumGetEOHP(datum);
+	return object->eoh_methods == methods ? object : NULL;
+}
+
+ExpandedObjectHeader *
+bloom_agg_modifiable_state(FunctionCallInfo fcinfo, const ExpandedObjectMethods *methods)
+{
+	Datum		state;
+
+	if (PG_ARGISNULL(0) || !AggCheckCallContext(fcinfo, NULL))
+		return NULL;
+	state = PG_GETARG_DATUM(0);
+	if (!VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(state)))
+		return NULL;
+	return bloom_agg_expanded(state, methods);
+}
+
 /* ---- the aggregate call ---- */
 
 static Plan *

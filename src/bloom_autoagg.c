@@ -31,6 +31,7 @@
 #include "bloom_agg.h"
 
 #include "catalog/pg_type.h"
+#include "libpq/pqformat.h"
 #include "utils/memutils.h"
 
 #include "core_autosize.h"
@@ -223,10 +224,37 @@ bloom_autoagg_merge(BloomAutoState *into, BloomAutoState *from,
 	}
 }
 
+/* The rate argument of the call, or the default. */
+static double
+bloom_autoagg_rate_arg(FunctionCallInfo fcinfo, int argno)
+{
+	if (PG_NARGS() <= argno)
+		return BF_DEFAULT_FALSE_POSITIVE_RATE;
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				errmsg("bloom_agg: false_positive_rate must not be NULL"));
+	return PG_GETARG_FLOAT8(argno);
+}
+
+/* Add the value in argument 1, if not NULL, to state, whose memory is in context. */
+static inline void
+bloom_autoagg_add_arg(FunctionCallInfo fcinfo, BloomAutoState *state, MemoryContext context)
+{
+	if (PG_ARGISNULL(1))
+		return;
+	if (state->encoder == NULL)
+		state->encoder = bloom_call_encoder(fcinfo, 1);
+	bloom_autoagg_add(state,
+					  bloom_encoder_hash(state->encoder, PG_GETARG_DATUM(1),
+										 state->flags, &state->flags),
+					  context);
+}
+
 /*
- * bloom_agg(value) and bloom_agg(value, false_positive_rate).  The state is
- * created from the first row even when its value is NULL, so a bad rate is
- * an error whatever the values.
+ * bloom_agg(value) and bloom_agg(value, false_positive_rate), with an
+ * internal state (1.2).  The state is created from the first row even when
+ * its value is NULL, so a bad rate is an error whatever the values.
  */
 PG_FUNCTION_INFO_V1(bloom_autoagg_transfn);
 Datum
@@ -234,16 +262,7 @@ bloom_autoagg_transfn(PG_FUNCTION_ARGS)
 {
 	BloomAutoState *state = PG_ARGISNULL(0) ? NULL : (BloomAutoState *) PG_GETARG_POINTER(0);
 	MemoryContext aggcontext;
-	double		p = BF_DEFAULT_FALSE_POSITIVE_RATE;
-
-	if (PG_NARGS() > 2)
-	{
-		if (PG_ARGISNULL(2))
-			ereport(ERROR,
-					errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					errmsg("bloom_agg: false_positive_rate must not be NULL"));
-		p = PG_GETARG_FLOAT8(2);
-	}
+	double		p = bloom_autoagg_rate_arg(fcinfo, 2);
 
 	if (state == NULL)
 	{
@@ -266,16 +285,7 @@ bloom_autoagg_transfn(PG_FUNCTION_ARGS)
 		aggcontext = GetMemoryChunkContext(state);
 		bloom_autoagg_check_rate(state, p);
 	}
-
-	if (!PG_ARGISNULL(1))
-	{
-		if (state->encoder == NULL)
-			state->encoder = bloom_call_encoder(fcinfo, 1);
-		bloom_autoagg_add(state,
-						  bloom_encoder_hash(state->encoder, PG_GETARG_DATUM(1),
-											 state->flags, &state->flags),
-						  aggcontext);
-	}
+	bloom_autoagg_add_arg(fcinfo, state, aggcontext);
 	PG_RETURN_POINTER(state);
 }
 
@@ -354,43 +364,43 @@ bloom_autoagg_result(BloomAutoState *state, double p)
 	}
 }
 
-/* bloom_agg(value): the rate is the default. */
+/*
+ * The result of a final function for state (NULL: no rows).  With no rows
+ * the rate is the default for bloom_agg(value) (default_rate), and for
+ * bloom_agg(value, p) comes from the aggregate call, so it must be a
+ * constant; otherwise (and in a window frame with no rows) the result of no
+ * rows is NULL.
+ */
+static Datum
+bloom_autoagg_final(FunctionCallInfo fcinfo, BloomAutoState *state, bool default_rate)
+{
+	Datum		p;
+
+	if (state != NULL)
+		PG_RETURN_POINTER(bloom_autoagg_result(state, state->request.false_positive_rate));
+	if (default_rate)
+		PG_RETURN_POINTER(bloom_autoagg_result(NULL, BF_DEFAULT_FALSE_POSITIVE_RATE));
+	if (!bloom_agg_call_constant(bloom_agg_call(fcinfo), 1, FLOAT8OID, &p))
+		PG_RETURN_NULL();
+	PG_RETURN_POINTER(bloom_autoagg_result(NULL, DatumGetFloat8(p)));
+}
+
 PG_FUNCTION_INFO_V1(bloom_autoagg_default_finalfn);
 Datum
 bloom_autoagg_default_finalfn(PG_FUNCTION_ARGS)
 {
 	bloom_agg_context(fcinfo, "bloom_autoagg_default_finalfn");
-	if (!PG_ARGISNULL(0))
-	{
-		BloomAutoState *state = (BloomAutoState *) PG_GETARG_POINTER(0);
-
-		PG_RETURN_POINTER(bloom_autoagg_result(state, state->request.false_positive_rate));
-	}
-	PG_RETURN_POINTER(bloom_autoagg_result(NULL, BF_DEFAULT_FALSE_POSITIVE_RATE));
+	return bloom_autoagg_final(fcinfo, PG_ARGISNULL(0) ? NULL :
+							   (BloomAutoState *) PG_GETARG_POINTER(0), true);
 }
 
-/*
- * bloom_agg(value, false_positive_rate): with no rows the rate comes from
- * the aggregate call, so it must be a constant; otherwise (and in a window
- * frame with no rows) the result of no rows is NULL.
- */
 PG_FUNCTION_INFO_V1(bloom_autoagg_finalfn);
 Datum
 bloom_autoagg_finalfn(PG_FUNCTION_ARGS)
 {
-	Datum		p;
-
 	bloom_agg_context(fcinfo, "bloom_autoagg_finalfn");
-	if (!PG_ARGISNULL(0))
-	{
-		BloomAutoState *state = (BloomAutoState *) PG_GETARG_POINTER(0);
-
-		PG_RETURN_POINTER(bloom_autoagg_result(state, state->request.false_positive_rate));
-	}
-
-	if (!bloom_agg_call_constant(bloom_agg_call(fcinfo), 1, FLOAT8OID, &p))
-		PG_RETURN_NULL();
-	PG_RETURN_POINTER(bloom_autoagg_result(NULL, DatumGetFloat8(p)));
+	return bloom_autoagg_final(fcinfo, PG_ARGISNULL(0) ? NULL :
+							   (BloomAutoState *) PG_GETARG_POINTER(0), false);
 }
 
 /*
@@ -424,46 +434,56 @@ bloom_autoagg_combinefn(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(state1);
 }
 
+
+/* ---- the flat form of a state ---- */
+
 /*
- * Serialized state (between the processes of one query, so native byte
- * order): false_positive_rate (float8), k (uint32), phase (uint32: 0 exact,
- * 1 sketch, 2 sparse sketch), the result's flags (uint32), then for the
- * exact phase the number of hashes (uint64) and the hashes (h1, h2), for the
- * sketch M (uint64) and its bit array, or its sparse form (core.h) when
- * that is shorter.  A partial state of a parallel plan holds a share of the
- * values, a few percent of its sketch's bits at most sizes, and the sparse
- * form of such a sketch is under half its size: the leader receives it
- * through a tuple queue of 64 kB, which takes time in proportion.
+ * The flat form of a state: a value of type bloom_agg_state (the
+ * transition state of these aggregates from 1.3 on, which Citus moves from
+ * its workers to the coordinator and a user may store), and the serialized
+ * state of the 1.2 aggregates.  It may be stored and read on another
+ * server, so its layout is fixed, little-endian, after the varlena header:
+ *
+ *     offset  size  field
+ *     0       1     format version    BLOOM_AGG_STATE_VERSION
+ *     1       1     phase             0 exact, 1 sketch, 2 sparse sketch
+ *     2       1     flags             the result's BLOOM_FLAG_* (bloom.h)
+ *     3       1     k                 round(log2(1/p)), as bf_auto_shape gives
+ *     4       8     false_positive_rate, IEEE 754 binary64
+ *     12      8     count             hashes (exact), or M (sketch)
+ *     20            exact: count hashes, each h1 then h2 (8 bytes each),
+ *                   distinct, none of them counted twice;
+ *                   sketch: the M bits, laid out as a filter's (bloom.h);
+ *                   sparse sketch: their sparse form (core.h), which is
+ *                   written when it is shorter: a worker's share of the
+ *                   values sets a few percent of a sketch's bits.
+ *
+ * This layout must never change silently: a new one takes a new version.
+ * Readers check every field, as bloom_recv checks a filter.
  */
-typedef struct BloomAutoSerialHeader
-{
-	double		false_positive_rate;
-	uint32		k;
-	uint32		phase;
-	uint32		flags;
-	uint64		count;			/* hashes, or M */
-} BloomAutoSerialHeader;
+#define BLOOM_AGG_STATE_VERSION 1
+#define BLOOM_AGG_STATE_HEADER_BYTES 20
 
 #define BLOOM_AUTO_PHASE_EXACT 0
 #define BLOOM_AUTO_PHASE_SKETCH 1
 #define BLOOM_AUTO_PHASE_SPARSE_SKETCH 2
 
-PG_FUNCTION_INFO_V1(bloom_autoagg_serialfn);
-Datum
-bloom_autoagg_serialfn(PG_FUNCTION_ARGS)
+/* The flat form of state, in CurrentMemoryContext (sketch flushed first). */
+static struct varlena *
+bloom_autoagg_flatten(BloomAutoState *state)
 {
-	BloomAutoState *state;
-	BloomAutoSerialHeader header;
+	uint8		header[BLOOM_AGG_STATE_HEADER_BYTES];
+	uint64		rate_bits;
 	Size		payload;
 	bytea	   *result;
 	char	   *out;
 
-	bloom_agg_context(fcinfo, "bloom_autoagg_serialfn");
-	state = (BloomAutoState *) PG_GETARG_POINTER(0);
-	memset(&header, 0, sizeof(header));
-	header.false_positive_rate = state->request.false_positive_rate;
-	header.k = state->k;
-	header.flags = state->flags;
+	header[0] = BLOOM_AGG_STATE_VERSION;
+	header[2] = state->flags;
+	header[3] = (uint8) state->k;
+	memcpy(&rate_bits, &state->request.false_positive_rate, sizeof(rate_bits));
+	bf_store_le64(header + 4, rate_bits);
+	Assert(state->sparse_sketch == NULL);
 	if (state->sketch != NULL)
 	{
 		/*
@@ -471,14 +491,14 @@ bloom_autoagg_serialfn(PG_FUNCTION_ARGS)
 		 * writes are never touched.  The bits themselves if it is longer.
 		 */
 		bloom_autoagg_flush(state);
-		header.phase = BLOOM_AUTO_PHASE_SPARSE_SKETCH;
-		header.count = state->sketch_m;
+		header[1] = BLOOM_AUTO_PHASE_SPARSE_SKETCH;
+		bf_store_le64(header + 12, state->sketch_m);
 		payload = bf_sparse_bound(bloom_payload_bytes(state->sketch_m));
 	}
 	else
 	{
-		header.phase = BLOOM_AUTO_PHASE_EXACT;
-		header.count = state->set.count;
+		header[1] = BLOOM_AUTO_PHASE_EXACT;
+		bf_store_le64(header + 12, state->set.count);
 		payload = mul_size(state->set.count, sizeof(bf_hash));
 	}
 
@@ -490,9 +510,9 @@ bloom_autoagg_serialfn(PG_FUNCTION_ARGS)
 		payload = bf_sparse_encode(state->sketch, nbytes, (uint8_t *) out + sizeof(header));
 		if (payload >= nbytes)
 		{
-			header.phase = BLOOM_AUTO_PHASE_SKETCH;
+			header[1] = BLOOM_AUTO_PHASE_SKETCH;
 			payload = nbytes;
-			memcpy(out + sizeof(header), state->sketch, nbytes);
+			bloom_fill_bits((uint8 *) out + sizeof(header), state->sketch, nbytes);
 		}
 		SET_VARSIZE(result, VARHDRSZ + sizeof(header) + payload);
 	}
@@ -500,75 +520,423 @@ bloom_autoagg_serialfn(PG_FUNCTION_ARGS)
 	{
 		bf_hashset_iter iter = {0, false};
 		bf_hash		hash;
-		char	   *next = out + sizeof(header);
+		uint8	   *next = (uint8 *) out + sizeof(header);
 
 		while (bf_hashset_next(&state->set, &iter, &hash))
 		{
-			memcpy(next, &hash, sizeof(hash));
+			bf_store_le64(next, hash.h1);
+			bf_store_le64(next + 8, hash.h2);
 			next += sizeof(hash);
 		}
 	}
-	memcpy(out, &header, sizeof(header));
-	PG_RETURN_BYTEA_P(result);
+	memcpy(out, header, sizeof(header));
+	return (struct varlena *) result;
 }
 
-/* The inverse of the above, in CurrentMemoryContext, checking everything. */
+/*
+ * Read the flat form in data[0..length) into a new state in
+ * CurrentMemoryContext, checking everything; NULL with *problem set (a
+ * sentence for an errdetail) when it does not hold together.  A sketch is
+ * read in place, never written: data must outlive the state.
+ */
+static BloomAutoState *
+bloom_autoagg_read(const uint8 *data, Size length, const char **problem)
+{
+	BloomAutoState *state;
+	uint64		rate_bits;
+	double		p;
+	uint64		count;
+	uint32		k;
+	uint64		sketch_m;
+	const uint8 *payload = data + BLOOM_AGG_STATE_HEADER_BYTES;
+	Size		remaining = length - BLOOM_AGG_STATE_HEADER_BYTES;
+
+#define BLOOM_AUTO_BAD(sentence) do { *problem = (sentence); return NULL; } while (0)
+	if (length < BLOOM_AGG_STATE_HEADER_BYTES)
+		BLOOM_AUTO_BAD("The state is too short.");
+	if (data[0] != BLOOM_AGG_STATE_VERSION)
+		BLOOM_AUTO_BAD("The format version is unknown.");
+	rate_bits = bf_load_le64(data + 4);
+	memcpy(&p, &rate_bits, sizeof(p));
+	count = bf_load_le64(data + 12);
+	if (bf_auto_shape(p, &k, &sketch_m) != BF_OK || k != data[3])
+		BLOOM_AUTO_BAD("The false-positive rate or k is not valid.");
+	if ((data[2] & ~BLOOM_FLAGS_KNOWN) != 0)
+		BLOOM_AUTO_BAD("The state has unknown flags.");
+
+	state = bloom_autoagg_state_new(p);
+	state->flags = data[2];
+	switch (data[1])
+	{
+		case BLOOM_AUTO_PHASE_SKETCH:
+			if (count != sketch_m || remaining != bloom_payload_bytes(sketch_m))
+				BLOOM_AUTO_BAD("The sketch does not have the size its false-positive rate gives.");
+			if (bf_check_bits(&(BloomHeader) {BLOOM_FORMAT_VERSION, BLOOM_HASH_XXH3_EDH, k, 0, sketch_m},
+							  payload, remaining) != BF_OK)
+				BLOOM_AUTO_BAD("The sketch has bits set past its end.");
+			pfree(state->set.slots);
+			memset(&state->set, 0, sizeof(state->set));
+			state->sketch = (uint8 *) payload;
+			state->sketch_borrowed = true;
+			break;
+		case BLOOM_AUTO_PHASE_SPARSE_SKETCH:
+			if (count != sketch_m ||
+				!bf_sparse_check(payload, remaining, bloom_payload_bytes(sketch_m)))
+				BLOOM_AUTO_BAD("The sparse sketch does not have the size its false-positive rate gives, or is not well formed.");
+			pfree(state->set.slots);
+			memset(&state->set, 0, sizeof(state->set));
+			state->sparse_sketch = payload;
+			break;
+		case BLOOM_AUTO_PHASE_EXACT:
+			if (count > BF_AUTO_EXACT_LIMIT || remaining != count * sizeof(bf_hash))
+				BLOOM_AUTO_BAD("The number of hashes is out of range or does not match the length.");
+			for (uint64 i = 0; i < count; i++)
+			{
+				bf_hash		hash;
+
+				hash.h1 = bf_load_le64(payload + i * sizeof(bf_hash));
+				hash.h2 = bf_load_le64(payload + i * sizeof(bf_hash) + 8);
+				bloom_autoagg_reserve(state, CurrentMemoryContext);
+				if (!bf_hashset_add(&state->set, hash))
+					BLOOM_AUTO_BAD("A hash appears twice.");
+			}
+			break;
+		default:
+			BLOOM_AUTO_BAD("The phase is unknown.");
+	}
+#undef BLOOM_AUTO_BAD
+	return state;
+}
+
+/* The same, raising ERROR XX001 for a state passed between processes of a query. */
+static BloomAutoState *
+bloom_autoagg_read_passed(const struct varlena *flat)
+{
+	const char *problem = NULL;
+	BloomAutoState *state = bloom_autoagg_read((const uint8 *) VARDATA_ANY(flat),
+											   VARSIZE_ANY_EXHDR(flat), &problem);
+
+	if (state == NULL)
+		bloom_agg_raise_corrupt(problem);
+	return state;
+}
+
+/* ---- the 1.2 aggregates' serialized state: the flat form ---- */
+
+PG_FUNCTION_INFO_V1(bloom_autoagg_serialfn);
+Datum
+bloom_autoagg_serialfn(PG_FUNCTION_ARGS)
+{
+	bloom_agg_context(fcinfo, "bloom_autoagg_serialfn");
+	PG_RETURN_POINTER(bloom_autoagg_flatten((BloomAutoState *) PG_GETARG_POINTER(0)));
+}
+
 PG_FUNCTION_INFO_V1(bloom_autoagg_deserialfn);
 Datum
 bloom_autoagg_deserialfn(PG_FUNCTION_ARGS)
 {
-	BloomAggReader reader;
-	BloomAutoSerialHeader header;
-	BloomAutoState *state;
-	uint32		k;
-	uint64		sketch_m;
+	bloom_agg_context(fcinfo, "bloom_autoagg_deserialfn");
+	PG_RETURN_POINTER(bloom_autoagg_read_passed(PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
+}
 
-	bloom_agg_reader_start(fcinfo, "bloom_autoagg_deserialfn", &reader);
-	bloom_agg_read(&reader, &header, sizeof(header));
+/* ---- the type bloom_agg_state ---- */
 
-	if (bf_auto_shape(header.false_positive_rate, &k, &sketch_m) != BF_OK ||
-		k != header.k)
-		bloom_agg_raise_corrupt("The false-positive rate or k is not valid.");
-	if ((header.flags & ~BLOOM_FLAGS_KNOWN) != 0)
-		bloom_agg_raise_corrupt("The state has unknown flags.");
-	state = bloom_autoagg_state_new(header.false_positive_rate);
-	state->flags = (uint8) header.flags;
+/*
+ * Text form: "bloom_agg_state:" and the base64 of the flat form (the
+ * binary form, which send and recv use).
+ */
+#define BLOOM_AGG_STATE_TEXT_PREFIX "bloom_agg_state:"
 
-	if (header.phase == BLOOM_AUTO_PHASE_SKETCH)
+/* A copy of the flat form in data[0..length) as a value, if it checks out. */
+static struct varlena *
+bloom_agg_state_value(const uint8 *data, Size length, const char **problem)
+{
+	struct varlena *value;
+
+	if (length > MaxAllocSize - VARHDRSZ)
 	{
-		if (header.count != sketch_m || reader.remaining != bloom_payload_bytes(sketch_m))
-			bloom_agg_raise_corrupt("The sketch does not have the size its false-positive rate gives.");
-		pfree(state->set.slots);
-		memset(&state->set, 0, sizeof(state->set));
-		/* read in place: a copy of tens of megabytes would only be ORed and dropped */
-		state->sketch = (uint8 *) reader.next;
-		state->sketch_borrowed = true;
+		*problem = "The state is larger than a value can be.";
+		return NULL;
 	}
-	else if (header.phase == BLOOM_AUTO_PHASE_SPARSE_SKETCH)
+	if (bloom_autoagg_read(data, length, problem) == NULL)
+		return NULL;
+	value = (struct varlena *) bloom_palloc_large(VARHDRSZ + length);
+	SET_VARSIZE(value, VARHDRSZ + length);
+	memcpy(VARDATA(value), data, length);
+	return value;
+}
+
+PG_FUNCTION_INFO_V1(bloom_agg_state_in);
+Datum
+bloom_agg_state_in(PG_FUNCTION_ARGS)
+{
+	const char *text = PG_GETARG_CSTRING(0);
+	Size		prefix = strlen(BLOOM_AGG_STATE_TEXT_PREFIX);
+	Size		length = strlen(text);
+	const char *problem = "The text does not start with \"" BLOOM_AGG_STATE_TEXT_PREFIX "\".";
+	struct varlena *value = NULL;
+
+	if (length >= prefix && memcmp(text, BLOOM_AGG_STATE_TEXT_PREFIX, prefix) == 0)
 	{
-		if (header.count != sketch_m ||
-			!bf_sparse_check((const uint8_t *) reader.next, reader.remaining,
-							 bloom_payload_bytes(sketch_m)))
-			bloom_agg_raise_corrupt("The sparse sketch does not have the size its false-positive rate gives, or is not well formed.");
-		pfree(state->set.slots);
-		memset(&state->set, 0, sizeof(state->set));
-		state->sparse_sketch = (const uint8 *) reader.next;
-	}
-	else if (header.phase == BLOOM_AUTO_PHASE_EXACT)
-	{
-		if (header.count > BF_AUTO_EXACT_LIMIT || reader.remaining != header.count * sizeof(bf_hash))
-			bloom_agg_raise_corrupt("The number of hashes is out of range or does not match the length.");
-		for (uint64 i = 0; i < header.count; i++)
+		const char *base64 = text + prefix;
+		Size		chars = length - prefix;
+		Size		nbytes = chars / 4 * 3;
+
+		/* the decoded length, from the padding; the decoder checks the rest */
+		if (chars >= 1 && base64[chars - 1] == '=')
+			nbytes--;
+		if (chars >= 2 && base64[chars - 2] == '=')
+			nbytes--;
+		if (chars % 4 != 0 || bf_base64_length(nbytes) != chars)
+			problem = "The base64 is not well formed.";
+		else
 		{
-			bf_hash		hash;
+			uint8	   *data = (uint8 *) bloom_palloc_large(Max(nbytes, 1));
 
-			bloom_agg_read(&reader, &hash, sizeof(hash));
-			bloom_autoagg_reserve(state, CurrentMemoryContext);
-			if (!bf_hashset_add(&state->set, hash))
-				bloom_agg_raise_corrupt("A hash appears twice.");
+			if (bf_base64_decode(base64, chars, data, nbytes) != BF_OK)
+				problem = "The base64 is not well formed.";
+			else
+				value = bloom_agg_state_value(data, nbytes, &problem);
+			pfree(data);
 		}
 	}
+	if (value == NULL)
+		ereturn(fcinfo->context, (Datum) 0,
+				errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				errmsg("invalid input syntax for type bloom_agg_state"),
+				errdetail("%s", problem));
+	PG_RETURN_POINTER(value);
+}
+
+PG_FUNCTION_INFO_V1(bloom_agg_state_out);
+Datum
+bloom_agg_state_out(PG_FUNCTION_ARGS)
+{
+	/* an aggregate's state in memory is flattened here (bloom_autoagg_object_methods) */
+	struct varlena *flat = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	Size		nbytes = VARSIZE_ANY_EXHDR(flat);
+	Size		prefix = strlen(BLOOM_AGG_STATE_TEXT_PREFIX);
+	uint64		length = prefix + bf_base64_length(nbytes);
+	char	   *text;
+
+	if (length >= MaxAllocSize)
+		ereport(ERROR,
+				errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				errmsg("bloom_agg_state is too large for text output"),
+				errdetail("Its text form would take " UINT64_FORMAT " bytes.", length),
+				errhint("Use binary COPY or bloom_agg_state_send() to move larger states."));
+	text = bloom_palloc_large(length + 1);
+	memcpy(text, BLOOM_AGG_STATE_TEXT_PREFIX, prefix);
+	bf_base64_encode((const uint8 *) VARDATA_ANY(flat), nbytes, text + prefix);
+	text[length] = '\0';
+	PG_RETURN_CSTRING(text);
+}
+
+PG_FUNCTION_INFO_V1(bloom_agg_state_recv);
+Datum
+bloom_agg_state_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	const char *problem = NULL;
+	struct varlena *value = bloom_agg_state_value((const uint8 *) buf->data + buf->cursor,
+												  buf->len - buf->cursor, &problem);
+
+	if (value == NULL)
+		ereport(ERROR,
+				errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				errmsg("invalid external binary representation for type bloom_agg_state"),
+				errdetail("%s", problem));
+	buf->cursor = buf->len;
+	PG_RETURN_POINTER(value);
+}
+
+PG_FUNCTION_INFO_V1(bloom_agg_state_send);
+Datum
+bloom_agg_state_send(PG_FUNCTION_ARGS)
+{
+	struct varlena *flat = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	StringInfoData buf;
+
+	pq_begintypsend(&buf);
+	pq_sendbytes(&buf, VARDATA_ANY(flat), (int) VARSIZE_ANY_EXHDR(flat));
+	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
+
+/* ---- states that are values (1.3) ---- */
+
+/*
+ * The bloom_hashed forms of these aggregates (1.3), which Citus can split,
+ * have a bloom_agg_state for transition state: in an aggregate,
+ * an expanded object (bloom_agg.h) holding a BloomAutoState, added to in
+ * place; elsewhere its flat form.  The flat form is built when asked for
+ * its size and kept until it is copied out, or the state changes.
+ */
+typedef struct BloomAutoObject
+{
+	ExpandedObjectHeader header;
+	BloomAutoState *state;
+	struct varlena *flat;
+} BloomAutoObject;
+
+static Size
+bloom_autoagg_object_flat_size(ExpandedObjectHeader *header)
+{
+	BloomAutoObject *object = (BloomAutoObject *) header;
+
+	if (object->flat == NULL)
+	{
+		MemoryContext old_context = MemoryContextSwitchTo(header->eoh_context);
+
+		object->flat = bloom_autoagg_flatten(object->state);
+		MemoryContextSwitchTo(old_context);
+	}
+	return VARSIZE(object->flat);
+}
+
+static void
+bloom_autoagg_object_flatten(ExpandedObjectHeader *header, void *result, Size allocated_size)
+{
+	BloomAutoObject *object = (BloomAutoObject *) header;
+
+	Assert(object->flat != NULL && allocated_size == VARSIZE(object->flat));
+	memcpy(result, object->flat, allocated_size);
+	pfree(object->flat);
+	object->flat = NULL;
+}
+
+static const ExpandedObjectMethods bloom_autoagg_object_methods = {
+	bloom_autoagg_object_flat_size,
+	bloom_autoagg_object_flatten
+};
+
+/*
+ * The state of the bloom_agg_state in argument argno, read in place: only
+ * bloom_autoagg_merge reads a sparse sketch.
+ */
+static BloomAutoState *
+bloom_autoagg_state_arg(FunctionCallInfo fcinfo, int argno)
+{
+	ExpandedObjectHeader *header = bloom_agg_expanded(PG_GETARG_DATUM(argno),
+													  &bloom_autoagg_object_methods);
+
+	if (header != NULL)
+		return ((BloomAutoObject *) header)->state;
+	return bloom_autoagg_read_passed(PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(argno)));
+}
+
+/* The same for a final function: a sparse sketch is expanded, in CurrentMemoryContext. */
+static BloomAutoState *
+bloom_autoagg_final_arg(FunctionCallInfo fcinfo)
+{
+	BloomAutoState *state;
+	BloomAutoState *copy;
+
+	if (PG_ARGISNULL(0))
+		return NULL;
+	state = bloom_autoagg_state_arg(fcinfo, 0);
+	if (state->sparse_sketch == NULL)
+		return state;
+	copy = bloom_autoagg_state_new(state->request.false_positive_rate);
+	bloom_autoagg_merge(copy, state, CurrentMemoryContext);
+	copy->flags = state->flags;
+	return copy;
+}
+
+/*
+ * The state in argument 0 to add to: itself when this call may modify it,
+ * else a new state (a copy, or empty at rate p when argument 0 is NULL).
+ */
+static BloomAutoObject *
+bloom_autoagg_object_arg(FunctionCallInfo fcinfo, double p, bool *in_aggregate)
+{
+	ExpandedObjectHeader *own = bloom_agg_modifiable_state(fcinfo, &bloom_autoagg_object_methods);
+	BloomAutoObject *object;
+	MemoryContext context;
+	MemoryContext old_context;
+
+	if (own != NULL)
+	{
+		*in_aggregate = true;
+		object = (BloomAutoObject *) own;
+		if (object->flat != NULL)
+		{
+			pfree(object->flat);
+			object->flat = NULL;
+		}
+		return object;
+	}
+	context = bloom_agg_object_context(fcinfo, in_aggregate);
+	object = (BloomAutoObject *) MemoryContextAllocZero(context, sizeof(BloomAutoObject));
+	EOH_init_header(&object->header, &bloom_autoagg_object_methods, context);
+	old_context = MemoryContextSwitchTo(context);
+	if (PG_ARGISNULL(0))
+		object->state = bloom_autoagg_state_new(p);
 	else
-		bloom_agg_raise_corrupt("The phase is unknown.");
-	PG_RETURN_POINTER(state);
+	{
+		BloomAutoState *from = bloom_autoagg_state_arg(fcinfo, 0);
+
+		object->state = bloom_autoagg_state_new(from->request.false_positive_rate);
+		bloom_autoagg_merge(object->state, from, context);
+		object->state->flags = from->flags;
+	}
+	MemoryContextSwitchTo(old_context);
+	return object;
+}
+
+/*
+ * bloom_agg(bloom_hashed) and bloom_agg(bloom_hashed, false_positive_rate):
+ * the state is created from the first row even when its value is NULL, so
+ * a bad rate is an error whatever the values.
+ */
+PG_FUNCTION_INFO_V1(bloom_autoagg_state_transfn);
+Datum
+bloom_autoagg_state_transfn(PG_FUNCTION_ARGS)
+{
+	double		p = bloom_autoagg_rate_arg(fcinfo, 2);
+	bool		in_aggregate;
+	BloomAutoObject *object = bloom_autoagg_object_arg(fcinfo, p, &in_aggregate);
+
+	bloom_autoagg_check_rate(object->state, p);
+	if (!PG_ARGISNULL(1))
+		bloom_autoagg_add(object->state,
+						  bloom_hashed_hash((const BloomHashed *) PG_GETARG_POINTER(1),
+										   &object->state->flags, "bloom_agg"),
+						  object->header.eoh_context);
+	return bloom_agg_object_result(&object->header, in_aggregate);
+}
+
+/* Fold the partial state in argument 1 into the one in argument 0; NULL is the identity. */
+PG_FUNCTION_INFO_V1(bloom_autoagg_state_combinefn);
+Datum
+bloom_autoagg_state_combinefn(PG_FUNCTION_ARGS)
+{
+	BloomAutoState *from;
+	BloomAutoObject *object;
+	bool		in_aggregate;
+
+	if (PG_ARGISNULL(1))
+	{
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
+	from = bloom_autoagg_state_arg(fcinfo, 1);
+	object = bloom_autoagg_object_arg(fcinfo, from->request.false_positive_rate, &in_aggregate);
+	bloom_autoagg_merge(object->state, from, object->header.eoh_context);
+	object->state->flags |= from->flags;	/* one database: both read text alike */
+	return bloom_agg_object_result(&object->header, in_aggregate);
+}
+
+PG_FUNCTION_INFO_V1(bloom_autoagg_state_default_finalfn);
+Datum
+bloom_autoagg_state_default_finalfn(PG_FUNCTION_ARGS)
+{
+	return bloom_autoagg_final(fcinfo, bloom_autoagg_final_arg(fcinfo), true);
+}
+
+PG_FUNCTION_INFO_V1(bloom_autoagg_state_finalfn);
+Datum
+bloom_autoagg_state_finalfn(PG_FUNCTION_ARGS)
+{
+	return bloom_autoagg_final(fcinfo, bloom_autoagg_final_arg(fcinfo), false);
 }

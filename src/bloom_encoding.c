@@ -107,6 +107,12 @@ bloom_new_filter_flags(void)
 	return bloom_database_text_is_utf8(GetDatabaseEncoding()) ? 0 : BLOOM_FLAG_TEXT_UTF8;
 }
 
+bool
+bloom_flags_read_utf8(uint8 flags)
+{
+	return bloom_database_text_is_utf8(GetDatabaseEncoding()) || (flags & BLOOM_FLAG_TEXT_UTF8) != 0;
+}
+
 uint8
 bloom_combine_flags(const char *operation, uint8 a, uint8 b)
 {

@@ -80,8 +80,12 @@ bloom_view_datum_status(Datum datum, BloomView *view)
 	 * VARATT_IS_SHORT is not enough to read in place, since every external
 	 * pointer has a 1-byte header too.
 	 */
-	struct varlena *value = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(datum));
+	struct varlena *value;
 
+	/* an aggregate's state, read in place (bloom_agg.c) */
+	if (VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(datum)) && bloom_agg_object_view(datum, view))
+		return BF_OK;
+	value = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(datum));
 	return bloom_view_bytes_status((const uint8_t *) VARDATA_ANY(value),
 								   VARSIZE_ANY_EXHDR(value), view);
 }
@@ -503,6 +507,17 @@ bloom_alloc_like(const BloomHeader *header)
 	BloomFilter *filter = bloom_alloc_unfilled(header->m, header->k, header->hash_scheme);
 
 	filter->flags = header->flags;
+	return filter;
+}
+
+BloomFilter *
+bloom_copy_state(const BloomView *view)
+{
+	BloomFilter *filter = bloom_alloc_unfilled_aligned(view->header.m, view->header.k,
+													   view->header.hash_scheme, true);
+
+	filter->flags = view->header.flags;
+	bloom_fill_bits(filter->bits, view->bits, view->nbytes);
 	return filter;
 }
 

@@ -107,6 +107,23 @@ extern BloomFilter *bloom_alloc_like(const BloomHeader *header);
 /* A new filter with the view's shape and bits, in CurrentMemoryContext. */
 extern BloomFilter *bloom_copy(const BloomView *view);
 
+/* The same, allocated as bloom_alloc_state does. */
+extern BloomFilter *bloom_copy_state(const BloomView *view);
+
+/*
+ * If datum is an aggregate's state in memory (an expanded object,
+ * bloom_agg.c), a view of its filter, read in place; false otherwise.
+ */
+extern bool bloom_agg_object_view(Datum datum, BloomView *view);
+
+/*
+ * The shape (m, k, hash scheme, flags) that shape text gives: the text form
+ * of a filter up to its bits, as bloom_shape() writes it (bloom_setops.c).
+ * ERROR 22P02, naming function, for anything else.
+ */
+extern void bloom_parse_shape(const char *function, const char *text, size_t length,
+							  BloomHeader *shape);
+
 /*
  * ERROR 22023 unless a and b have the same m, k and hash scheme; operation
  * names the SQL function or operator for the message.
@@ -176,6 +193,15 @@ typedef struct BloomCallCache
 	BloomEncoder *encoder;
 	int			encoder_argno;
 	Oid			encoder_typid;
+	/* the bloom_hashed bloom_agg's last request and its shape (bloom_agg.c) */
+	bool		request_valid;
+	double		request_p;
+	int64		request_n;
+	BloomHeader request_shape;
+	/* bloom_agg_shaped's shape argument, as text and parsed (bloom_agg.c) */
+	Size		shape_length;	/* 0: none kept */
+	char		shape_text[64];
+	BloomHeader shape;
 } BloomCallCache;
 
 extern BloomCallCache *bloom_call_cache(FunctionCallInfo fcinfo);

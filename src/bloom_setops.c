@@ -79,6 +79,42 @@ bloom_empty_like(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(filter);
 }
 
+/* bloom_shape(filter): the text form up to the bits, "bloom:v1:h1:m95851:k7:". */
+PG_FUNCTION_INFO_V1(bloom_shape);
+Datum
+bloom_shape(PG_FUNCTION_ARGS)
+{
+	BloomView	filter;
+	text	   *result;
+	Size		length;
+
+	bloom_getarg(fcinfo, 0, &filter);
+	length = bf_text_header_length(&filter.header);
+	result = (text *) palloc(VARHDRSZ + length);
+	SET_VARSIZE(result, VARHDRSZ + length);
+	bf_text_encode_header(&filter.header, VARDATA(result));
+	PG_RETURN_TEXT_P(result);
+}
+
+void
+bloom_parse_shape(const char *function, const char *text, size_t length, BloomHeader *shape)
+{
+	size_t		payload_offset = 0;
+	bf_status	status = bf_text_decode_header(text, length, shape, &payload_offset);
+
+	if (status == BF_OK && payload_offset != length)
+		status = BF_SYNTAX;
+	if (status == BF_OK)
+		status = bf_check_header(shape);
+	if (status != BF_OK)
+		ereport(ERROR,
+				errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				errmsg("%s: invalid filter shape \"%.*s\"", function,
+					   (int) Min(length, 80), text),
+				errdetail("%s", bf_status_message(status)),
+				errhint("A shape is what bloom_shape(filter) returns, such as 'bloom:v1:h1:m95851:k7:'."));
+}
+
 /*
  * bloom_empty(): BF_DEFAULT_FALSE_POSITIVE_RATE (0.01, the rate of
  * bloom_agg(value)) and BF_DEFAULT_CAPACITY (10000 values: 95,851 bits,

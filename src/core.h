@@ -191,8 +191,41 @@ extern void bf_fold(const uint8_t *src, uint64_t src_m, uint8_t *dst, uint64_t d
 extern uint64_t bf_fold_popcount(const uint8_t *src, uint64_t src_m, uint64_t dst_m);
 
 /*
+ * Eight bytes as a little-endian 64-bit word, and back: on a little-endian
+ * machine a plain load or store; elsewhere the compiler turns the byte
+ * loops into a byte-reversed one.
+ */
+static inline uint64_t
+bf_load_le64(const uint8_t *p)
+{
+	uint64_t	word = 0;
+
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
+	__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(&word, p, sizeof(word));
+#else
+	for (int i = 7; i >= 0; i--)
+		word = word << 8 | p[i];
+#endif
+	return word;
+}
+
+static inline void
+bf_store_le64(uint8_t *p, uint64_t word)
+{
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
+	__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &word, sizeof(word));
+#else
+	for (int i = 0; i < 8; i++, word >>= 8)
+		p[i] = (uint8_t) word;
+#endif
+}
+
+/*
  * The sparse form of a bit array of nbytes bytes (core_bits.c): the masks
- * of the nonzero bytes of each 64-byte block, then those bytes.
+ * of the nonzero bytes of each 64-byte block (little-endian 64-bit words),
+ * then those bytes.
  * bf_sparse_encode writes it to out, which has room for
  * bf_sparse_bound(nbytes) bytes, and returns its length; bf_sparse_check:
  * whether length bytes at in are a well-formed sparse form of an array of
@@ -251,6 +284,13 @@ extern double bf_blocked_false_positive_rate(uint64_t m, uint32_t k, double n);
  */
 /* Exact length of the text form (without the terminating NUL). */
 extern uint64_t bf_text_length(const BloomHeader *header);
+/*
+ * The header part alone ("bloom:v1:h1:m95851:k7:", a filter's shape): its
+ * length, and bf_text_encode_header writes it at out (no NUL) and returns
+ * the position after it.
+ */
+extern uint64_t bf_text_header_length(const BloomHeader *header);
+extern char *bf_text_encode_header(const BloomHeader *header, char *out);
 /* Writes bf_text_length() characters and a NUL into out. */
 extern void bf_text_encode(const BloomHeader *header, const uint8_t *bits, char *out);
 /*

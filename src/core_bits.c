@@ -53,32 +53,12 @@ store_word(uint8_t *p, uint64_t word)
 /*
  * Eight bytes as a little-endian word: bit i of the word is bit i of the
  * layout (bloom.h).  Whatever shifts or masks bits by position (folding)
- * goes through these, so that a big-endian machine computes the same
- * bytes; there the compiler turns the byte loops into a byte-reversed load
- * or store.
+ * goes through these (core.h), so that a big-endian machine computes the
+ * same bytes.
  */
-#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
-	__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define load_le_word load_word
-#define store_le_word store_word
-#else
-static inline uint64_t
-load_le_word(const uint8_t *p)
-{
-	uint64_t	word = 0;
+#define load_le_word bf_load_le64
+#define store_le_word bf_store_le64
 
-	for (int i = 7; i >= 0; i--)
-		word = word << 8 | p[i];
-	return word;
-}
-
-static inline void
-store_le_word(uint8_t *p, uint64_t word)
-{
-	for (int i = 0; i < 8; i++, word >>= 8)
-		p[i] = (uint8_t) word;
-}
-#endif
 /*
  * Without a popcount instruction in the baseline ISA, __builtin_popcountll
  * becomes a libgcc call.  On x86-64 compile the popcount loops twice, once
@@ -538,7 +518,7 @@ bf_sparse_encode(const uint8_t *bits, size_t nbytes, uint8_t *out)
 
 		if (offset % BF_INTERRUPT_STRIDE == 0 && offset > 0)
 			bf_check_interrupts();
-		memcpy(masks, &mask, sizeof(mask));
+		store_le_word(masks, mask);
 		masks += sizeof(mask);
 		for (uint64_t rest = mask; rest != 0; rest &= rest - 1)
 			*bytes++ = bits[offset + (size_t) __builtin_ctzll(rest)];
@@ -559,7 +539,7 @@ bf_sparse_check(const uint8_t *in, size_t length, size_t nbytes)
 	{
 		uint64_t	mask;
 
-		memcpy(&mask, in + block * sizeof(mask), sizeof(mask));
+		mask = load_le_word(in + block * sizeof(mask));
 		nonzero += (size_t) __builtin_popcountll(mask);
 	}
 	/* no byte past the array's end, and one stored byte per mask bit */
@@ -586,7 +566,7 @@ bf_sparse_or_into(uint8_t *bits, size_t nbytes, const uint8_t *in)
 
 		if (offset % BF_INTERRUPT_STRIDE == 0 && offset > 0)
 			bf_check_interrupts();
-		memcpy(&mask, masks, sizeof(mask));
+		mask = load_le_word(masks);
 		masks += sizeof(mask);
 		for (; mask != 0; mask &= mask - 1)
 			bits[offset + (size_t) __builtin_ctzll(mask)] |= *bytes++;

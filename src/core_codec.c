@@ -265,26 +265,29 @@ write_decimal(char *out, uint64_t value)
 }
 
 /*
- * "bloom:" "v" V ":h" H ":m" M ":k" K ":" and the base64: 14 characters
- * besides the four numbers and the payload; "f" F ":" when flags are set.
+ * "bloom:" "v" V ":h" H ":m" M ":k" K ":": 14 characters besides the four
+ * numbers; "f" F ":" when flags are set.  The base64 follows.
  */
 uint64_t
-bf_text_length(const BloomHeader *header)
+bf_text_header_length(const BloomHeader *header)
 {
 	return TEXT_PREFIX_LENGTH + 8 +
 		decimal_digits(header->format_version) +
 		decimal_digits(header->hash_scheme) +
 		decimal_digits(header->m) +
 		decimal_digits(header->k) +
-		(header->flags != 0 ? 2 + decimal_digits(header->flags) : 0) +
-		bf_base64_length(bloom_payload_bytes(header->m));
+		(header->flags != 0 ? 2 + decimal_digits(header->flags) : 0);
 }
 
-void
-bf_text_encode(const BloomHeader *header, const uint8_t *bits, char *out)
+uint64_t
+bf_text_length(const BloomHeader *header)
 {
-	uint64_t	nbytes = bloom_payload_bytes(header->m);
+	return bf_text_header_length(header) + bf_base64_length(bloom_payload_bytes(header->m));
+}
 
+char *
+bf_text_encode_header(const BloomHeader *header, char *out)
+{
 	memcpy(out, TEXT_PREFIX, TEXT_PREFIX_LENGTH);
 	out += TEXT_PREFIX_LENGTH;
 	*out++ = 'v';
@@ -305,6 +308,15 @@ bf_text_encode(const BloomHeader *header, const uint8_t *bits, char *out)
 		out = write_decimal(out, header->flags);
 		*out++ = ':';
 	}
+	return out;
+}
+
+void
+bf_text_encode(const BloomHeader *header, const uint8_t *bits, char *out)
+{
+	uint64_t	nbytes = bloom_payload_bytes(header->m);
+
+	out = bf_text_encode_header(header, out);
 	bf_base64_encode(bits, (size_t) nbytes, out);
 	out[bf_base64_length(nbytes)] = '\0';
 }

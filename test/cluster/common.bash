@@ -101,14 +101,18 @@ cluster_main() {
 # PREFIX_PG_LOG and PREFIX_PG_DATA, then runs this script again inside a
 # second cluster (whose PGHOST etc. replace the first's), where it returns
 # and the body runs.
+#
+# Called again with another PREFIX, it nests a third cluster, and so on
+# (BLOOM_CLUSTER_NESTED is set from the first on).
 cluster_nested() {
-	local prefix=$1 instdir=$2
+	local prefix=$1 instdir=$2 marker=BLOOM_CLUSTER_NESTED_$1
 	shift 2
-	if [ -n "${BLOOM_CLUSTER_NESTED:-}" ]; then
+	if [ -n "${!marker:-}" ]; then
 		return 0
 	fi
 	export "${prefix}_HOST=$PGHOST" "${prefix}_PORT=$PGPORT" "${prefix}_PG_CTL=$BLOOM_PG_CTL" \
-		"${prefix}_PG_LOG=$BLOOM_PG_LOG" "${prefix}_PG_DATA=$BLOOM_PG_DATA" BLOOM_CLUSTER_NESTED=1
+		"${prefix}_PG_LOG=$BLOOM_PG_LOG" "${prefix}_PG_DATA=$BLOOM_PG_DATA" BLOOM_CLUSTER_NESTED=1 \
+		"$marker=1"
 	exec "$BLOOM_ROOT/test/pg_cluster.sh" "$@" "$instdir" "$0" "$instdir"
 }
 

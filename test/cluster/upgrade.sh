@@ -72,7 +72,7 @@ check "1.1 installs and updates to $default_version" "$(printf '1.1\n%s' "$defau
 got=$("${PSQL[@]}" -d fresh -c "SELECT source || ': ' || path FROM pg_extension_update_paths('bloomfilter')
 	WHERE target = '$default_version' AND path IS NOT NULL ORDER BY source") || true
 check "every earlier version updates to $default_version through each script in turn" \
-	"$(printf '1.0: 1.0--1.1--1.2\n1.1: 1.1--1.2')" "$got"
+	"$(printf '1.0: 1.0--1.1--1.2--1.3\n1.1: 1.1--1.2--1.3\n1.2: 1.2--1.3')" "$got"
 
 # One line per member, and per dependency and comment of a member: a
 # description that names every property an install script sets.
@@ -182,6 +182,104 @@ else
 	[ -s "$work/regression.diffs" ] && head -n 200 "$work/regression.diffs"
 	echo "FAIL: pg_regress on the upgraded database (exit $status)"
 fi
+
+# ---- Users' objects across the update ----
+#
+# 1.3 replaces bloom_union_agg and bloom_intersection_agg (their transition
+# state becomes a value, so that Citus can split them) and adds overloads of
+# bloom_agg.  A database owner who is not a superuser (the extension is
+# trusted) installs 1.0, 1.1 or 1.2, builds views, a materialized view and
+# SQL functions on the aggregates of that version, and updates without
+# CASCADE: the update must succeed, every object answer bit for bit as
+# before (for the set operations, the old internal-state path before and
+# the new one after), REFRESH give the same, and pg_dump / pg_restore of
+# the database keep it all.
+"${PSQL[@]}" -c "CREATE ROLE app_owner LOGIN"
+owner_psql=("${PSQL[@]}" -U app_owner)
+objects_sql() {
+	local version=$1
+	cat <<'SQL'
+CREATE TABLE ev AS SELECT x, x % 5 AS g, 'k' || x AS t FROM generate_series(1, 20000) AS x;
+CREATE TABLE fs AS SELECT g, bloom_agg(x, 0.01, 10000) AS f FROM ev GROUP BY g;
+CREATE VIEW v_fixed AS SELECT g, bloom_agg(x, 0.01, 10000) AS f FROM ev GROUP BY g;
+CREATE VIEW v_fixed_text AS SELECT 0 AS g, bloom_agg(t, 0.001, 3000000) AS f FROM ev;
+CREATE VIEW v_union AS SELECT 0 AS g, bloom_union_agg(f) AS f FROM fs;
+CREATE VIEW v_intersection AS SELECT 0 AS g, bloom_intersection_agg(f) AS f FROM fs;
+CREATE VIEW v_window AS
+	SELECT x AS g, bloom_agg(x, 0.01, 100) OVER (ORDER BY x) AS f FROM ev WHERE x <= 20;
+CREATE MATERIALIZED VIEW mv_fixed AS SELECT g, bloom_agg(x, 0.01, 10000) AS f FROM ev GROUP BY g;
+CREATE FUNCTION fn_fixed(lo int) RETURNS bloom LANGUAGE sql STABLE
+	BEGIN ATOMIC SELECT bloom_agg(x, 0.01, 10000) FROM ev WHERE x >= lo; END;
+CREATE FUNCTION fn_union() RETURNS bloom LANGUAGE sql STABLE
+	RETURN (SELECT bloom_union_agg(f) FROM fs);
+CREATE VIEW v_fn AS SELECT 0 AS g, fn_fixed(100) AS f UNION ALL SELECT 1, fn_union();
+SQL
+	if [ "$version" != 1.0 ]; then
+		cat <<'SQL'
+CREATE VIEW v_auto AS SELECT g, bloom_agg(x) AS f FROM ev GROUP BY g;
+CREATE VIEW v_auto_rate AS SELECT 0 AS g, bloom_agg(t, 0.02) AS f FROM ev;
+CREATE MATERIALIZED VIEW mv_auto AS SELECT g, bloom_agg(x, 0.05) AS f FROM ev GROUP BY g;
+CREATE FUNCTION fn_auto() RETURNS bloom LANGUAGE sql STABLE
+	BEGIN ATOMIC SELECT bloom_agg(x) FROM ev; END;
+CREATE VIEW v_fn_auto AS SELECT 0 AS g, fn_auto() AS f;
+SQL
+	fi
+	if [ "$version" = 1.2 ]; then
+		cat <<'SQL'
+CREATE VIEW v_like AS SELECT 0 AS g, bloom_agg_like(x, (SELECT f FROM fs WHERE g = 0)) AS f FROM ev;
+SQL
+	fi
+}
+# One line per view and materialized view of database $1: its name and the
+# md5 of its filters' text forms, in the order of g.
+snapshot() {
+	local rel
+	for rel in $("${owner_psql[@]}" -d "$1" -c "SELECT relname FROM pg_class
+		WHERE relnamespace = 'public'::regnamespace AND relkind IN ('v', 'm') ORDER BY 1"); do
+		echo "$rel $("${owner_psql[@]}" -d "$1" -c "SELECT md5(string_agg(f::text, ',' ORDER BY g)) FROM $rel" 2>&1)"
+	done
+}
+declare -A expected_objects=([1.0]=7 [1.1]=11 [1.2]=12)
+for version in 1.0 1.1 1.2; do
+	db=objects_${version/./_}
+	"${PSQL[@]}" -c "CREATE DATABASE $db OWNER app_owner TEMPLATE template0"
+	"${PSQL[@]}" -d "$db" -c "ALTER SCHEMA public OWNER TO app_owner"
+	created=$("${owner_psql[@]}" -d "$db" 2>&1 <<SQL
+SELECT rolsuper FROM pg_roles WHERE rolname = current_user;
+CREATE EXTENSION bloomfilter VERSION '$version';
+$(objects_sql "$version")
+SQL
+	) || true
+	check "a database owner who is not a superuser creates the extension at $version and objects on its aggregates" \
+		f "$created"
+	before=$(snapshot "$db")
+	nobjects=$(grep -cE '^[a-z_]+ [0-9a-f]{32}$' <<<"$before" || true)
+	echo "$version's objects before the update:" $before
+	check "$version: every view and materialized view answers" "${expected_objects[$version]}" "$nobjects"
+	updated=$("${owner_psql[@]}" -d "$db" -c "ALTER EXTENSION bloomfilter UPDATE" 2>&1) && updated=ok
+	check "the owner updates the extension from $version without CASCADE" ok "$updated"
+	check "the $nobjects views and materialized views on $version's aggregates answer the same after ALTER EXTENSION UPDATE" \
+		"$before" "$(snapshot "$db")"
+	got=$("${owner_psql[@]}" -d "$db" 2>&1 <<SQL
+SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter';
+SELECT string_agg(a.aggfnoid::regprocedure || ' ' || a.aggtranstype::regtype, ', '
+	ORDER BY a.aggfnoid::regprocedure::text)
+FROM pg_aggregate AS a
+WHERE a.aggfnoid IN ('bloom_union_agg(bloom)'::regprocedure, 'bloom_intersection_agg(bloom)'::regprocedure);
+REFRESH MATERIALIZED VIEW mv_fixed;
+SQL
+	) || true
+	check "the database updated from $version is at $default_version, bloom_union_agg and bloom_intersection_agg (which its views use) have states of type bloom, and REFRESH works" \
+		"$(printf '%s\nbloom_intersection_agg(bloom) bloom, bloom_union_agg(bloom) bloom' "$default_version")" "$got"
+	check "after REFRESH MATERIALIZED VIEW the objects from $version answer the same" \
+		"$before" "$(snapshot "$db")"
+	"$BINDIR/pg_dump" -h "$PGHOST" -p "$PGPORT" -U postgres -Fc -f "$work/$db.dump" "$db"
+	"${PSQL[@]}" -c "CREATE DATABASE ${db}_restored OWNER app_owner TEMPLATE template0"
+	restore_log=$("$BINDIR/pg_restore" -h "$PGHOST" -p "$PGPORT" -U postgres -d "${db}_restored" \
+		--exit-on-error "$work/$db.dump" 2>&1) && restored=ok || restored="failed: $restore_log"
+	check "pg_dump / pg_restore of the database updated from $version succeeds" ok "$restored"
+	check "after pg_restore the objects from $version answer the same" "$before" "$(snapshot "${db}_restored")"
+done
 
 # ---- Stored rollups across the upgrade ----
 #

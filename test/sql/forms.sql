@@ -143,6 +143,7 @@ $$;
 CREATE TABLE forms_checks AS
 SELECT s.form, c.ord, c.fn, c.same
 FROM forms AS s
+JOIN forms_recipe AS rc ON rc.recipe = s.recipe
 CROSS JOIN LATERAL (SELECT forms_plain(s.recipe) AS p,
 		forms_plain(s.recipe, (SELECT n / 2 FROM forms_recipe WHERE recipe = s.recipe)) AS q,
 		bloom_empty(0.01, 10) AS e
@@ -238,8 +239,35 @@ CROSS JOIN LATERAL (VALUES
 	(46, 'bloom_add_all(filter, NULL)', bloom_send(bloom_add_all(s.f, NULL::int[])) = bloom_send(r.p)),
 	(47, 'bloom_add_all(e, ARRAY[filter]): filters as the values',
 		bloom_send(bloom_add_all(r.e, ARRAY[s.f])) = bloom_send(bloom_add(r.e, r.p))),
-	(48, 'bloom_auto_prefilter(filter)', bloom_send(bloom_auto_prefilter(s.f)) = bloom_send(r.p))
+	(48, 'bloom_auto_prefilter(filter)', bloom_send(bloom_auto_prefilter(s.f)) = bloom_send(r.p)),
+	(49, 'bloom_shape(filter)', bloom_shape(s.f) = bloom_shape(r.p)),
+	(50, 'bloom_agg_shaped(bloom_value(v), bloom_shape(filter))',
+		(SELECT bloom_send(bloom_agg_shaped(bloom_value(v), bloom_shape(s.f))) FROM generate_series(1, 50) AS v)
+		= (SELECT bloom_send(bloom_agg_shaped(bloom_value(v), bloom_shape(r.p))) FROM generate_series(1, 50) AS v)),
+	-- the aggregates' support functions called from SQL: a new result, the
+	-- argument read in any form (the table is checked unchanged below)
+	(51, 'bloom_agg_filter_transfn(filter, bloom_value(v), p, capacity)',
+		bloom_send(bloom_agg_filter_transfn(s.f, bloom_value(-7), rc.p, rc.capacity)) = bloom_send(bloom_add(r.p, -7))),
+	(53, 'bloom_agg_shaped_transfn(filter, bloom_value(v), shape)',
+		bloom_send(bloom_agg_shaped_transfn(s.f, bloom_value(-7), bloom_shape(r.p))) = bloom_send(bloom_add(r.p, -7))),
+	(54, 'bloom_union_agg_filter_transfn(filter, q) and (q, filter)',
+		bloom_send(bloom_union_agg_filter_transfn(s.f, r.q)) = bloom_send(r.p | r.q)
+		AND bloom_send(bloom_union_agg_filter_transfn(r.q, s.f)) = bloom_send(r.p | r.q)),
+	(55, 'bloom_intersection_agg_filter_transfn(filter, q) and (q, filter)',
+		bloom_send(bloom_intersection_agg_filter_transfn(s.f, r.q)) = bloom_send(r.p & r.q)
+		AND bloom_send(bloom_intersection_agg_filter_transfn(r.q, s.f)) = bloom_send(r.p & r.q)),
+	(56, 'bloom_union_agg_filter_combinefn(filter, q) and (q, filter)',
+		bloom_send(bloom_union_agg_filter_combinefn(s.f, r.q)) = bloom_send(r.p | r.q)
+		AND bloom_send(bloom_union_agg_filter_combinefn(r.q, s.f)) = bloom_send(r.p | r.q)),
+	(57, 'bloom_intersection_agg_filter_combinefn(filter, q) and (q, filter)',
+		bloom_send(bloom_intersection_agg_filter_combinefn(s.f, r.q)) = bloom_send(r.p & r.q)
+		AND bloom_send(bloom_intersection_agg_filter_combinefn(r.q, s.f)) = bloom_send(r.p & r.q)),
+	(58, 'bloom_agg_filter_finalfn(filter)', bloom_send(bloom_agg_filter_finalfn(s.f)) = bloom_send(r.p))
 ) AS c(ord, fn, same);
+
+-- none of the calls above wrote into its argument: every stored filter is
+-- still the one its recipe gives
+SELECT s.form, s.recipe FROM forms AS s WHERE bloom_send(s.f) <> bloom_send(forms_plain(s.recipe));
 
 -- one line per function: how many forms it was run on, and any that differ
 SELECT fn, count(*) AS forms,
@@ -267,7 +295,12 @@ SELECT f::regprocedure FROM unnest(ARRAY[
 	'bloom_intersection_cardinality(bloom, bloom)', 'bloom_jaccard(bloom, bloom)',
 	'bloom_info(bloom)', 'bloom_eq(bloom, bloom)', 'bloom_ne(bloom, bloom)', 'bloom_hash(bloom)',
 	'bloom_hash_extended(bloom, int8)', 'bloom_empty_like(bloom)',
-	'bloom_agg_like(anyelement, bloom)']) AS f;
+	'bloom_agg_like(anyelement, bloom)', 'bloom_shape(bloom)', 'bloom_agg_shaped(bloom_hashed, text)',
+	'bloom_agg_filter_transfn(bloom, bloom_hashed, float8, int8)',
+	'bloom_agg_shaped_transfn(bloom, bloom_hashed, text)', 'bloom_union_agg_filter_transfn(bloom, bloom)',
+	'bloom_intersection_agg_filter_transfn(bloom, bloom)',
+	'bloom_union_agg_filter_combinefn(bloom, bloom)',
+	'bloom_intersection_agg_filter_combinefn(bloom, bloom)', 'bloom_agg_filter_finalfn(bloom)']) AS f;
 
 -- the estimates are real ones: they differ between filters
 SELECT count(DISTINCT forms_estimate(f, 'bloom_contains($1, v)')) > 3 AS estimates_differ FROM forms;

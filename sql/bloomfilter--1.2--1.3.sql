@@ -1,0 +1,276 @@
+/* bloomfilter--1.2--1.3.sql: from 1.2 to 1.3 */
+
+\echo Use "ALTER EXTENSION bloomfilter UPDATE TO '1.3'" to load this file. \quit
+
+-- Names from PostgreSQL itself are qualified with pg_catalog; the extension's
+-- own objects are found in its schema, which ALTER EXTENSION puts first on the
+-- search_path (with pg_temp last), so a hostile search_path captures nothing.
+
+--
+-- Aggregates that Citus can split (src/bloom_agg.c, src/bloom_autoagg.c,
+-- src/bloom_hashed.c).  Citus runs an aggregate on its workers and combines
+-- the partial states on the coordinator when the aggregate has a combine
+-- function, its transition state is of a real type (not internal), and its
+-- declared argument types are those of its arguments: it fails at run time
+-- on a polymorphic aggregate it splits.  So:
+--
+-- - bloom_union_agg and bloom_intersection_agg take a state of type bloom,
+--   replaced in place (CREATE OR REPLACE AGGREGATE keeps their identity, so
+--   views, materialized views and functions that use them keep working);
+-- - bloom_value(x) hashes a value once, as bloom_add would, and bloom_agg
+--   and bloom_agg_shaped take it, with states of type bloom and
+--   bloom_agg_state: bloom_agg(bloom_value(x), ...) is the filter
+--   bloom_agg(x, ...) builds, and the form to use on Citus;
+-- - the polymorphic aggregates keep their internal states, which Citus
+--   aggregates on the coordinator as before rather than failing.
+--
+
+CREATE TYPE bloom_hashed;
+
+CREATE FUNCTION bloom_hashed_in(pg_catalog.cstring) RETURNS bloom_hashed
+	AS 'MODULE_PATHNAME', 'bloom_hashed_in'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bloom_hashed_out(bloom_hashed) RETURNS pg_catalog.cstring
+	AS 'MODULE_PATHNAME', 'bloom_hashed_out'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bloom_hashed_recv(pg_catalog.internal) RETURNS bloom_hashed
+	AS 'MODULE_PATHNAME', 'bloom_hashed_recv'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bloom_hashed_send(bloom_hashed) RETURNS pg_catalog.bytea
+	AS 'MODULE_PATHNAME', 'bloom_hashed_send'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE bloom_hashed (
+	INPUT = bloom_hashed_in,
+	OUTPUT = bloom_hashed_out,
+	RECEIVE = bloom_hashed_recv,
+	SEND = bloom_hashed_send,
+	INTERNALLENGTH = 24,
+	ALIGNMENT = double,
+	STORAGE = plain
+);
+COMMENT ON TYPE bloom_hashed IS
+	'a value hashed as bloom_add hashes it, for the aggregates Citus splits: bloom_agg(bloom_value(x), ...)';
+COMMENT ON FUNCTION bloom_hashed_in(pg_catalog.cstring) IS 'text input of bloom_hashed';
+COMMENT ON FUNCTION bloom_hashed_out(bloom_hashed) IS 'text output of bloom_hashed';
+COMMENT ON FUNCTION bloom_hashed_recv(pg_catalog.internal) IS 'binary input of bloom_hashed';
+COMMENT ON FUNCTION bloom_hashed_send(bloom_hashed) IS 'binary output of bloom_hashed';
+
+CREATE FUNCTION bloom_value(pg_catalog.anyelement) RETURNS bloom_hashed
+	AS 'MODULE_PATHNAME', 'bloom_value'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_value(pg_catalog.anyelement) IS
+	'the value hashed as bloom_add hashes it: bloom_agg(bloom_value(x), ...) builds the filter bloom_agg(x, ...) builds, and Citus splits it';
+
+-- The self-sizing bloom_agg's state: a hash set of the values while they
+-- are few, then a sketch.  Its binary form is the partial state's, and its
+-- text form "bloom_agg_state:" and the base64 of the binary form.
+CREATE TYPE bloom_agg_state;
+
+CREATE FUNCTION bloom_agg_state_in(pg_catalog.cstring) RETURNS bloom_agg_state
+	AS 'MODULE_PATHNAME', 'bloom_agg_state_in'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bloom_agg_state_out(bloom_agg_state) RETURNS pg_catalog.cstring
+	AS 'MODULE_PATHNAME', 'bloom_agg_state_out'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bloom_agg_state_recv(pg_catalog.internal) RETURNS bloom_agg_state
+	AS 'MODULE_PATHNAME', 'bloom_agg_state_recv'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bloom_agg_state_send(bloom_agg_state) RETURNS pg_catalog.bytea
+	AS 'MODULE_PATHNAME', 'bloom_agg_state_send'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE bloom_agg_state (
+	INPUT = bloom_agg_state_in,
+	OUTPUT = bloom_agg_state_out,
+	RECEIVE = bloom_agg_state_recv,
+	SEND = bloom_agg_state_send,
+	INTERNALLENGTH = VARIABLE,
+	ALIGNMENT = double,
+	STORAGE = external
+);
+COMMENT ON TYPE bloom_agg_state IS
+	'partial state of the self-sizing bloom_agg(bloom_hashed [, false_positive_rate]): what Citus moves from its workers to the coordinator';
+COMMENT ON FUNCTION bloom_agg_state_in(pg_catalog.cstring) IS 'text input of bloom_agg_state';
+COMMENT ON FUNCTION bloom_agg_state_out(bloom_agg_state) IS 'text output of bloom_agg_state';
+COMMENT ON FUNCTION bloom_agg_state_recv(pg_catalog.internal) IS 'binary input of bloom_agg_state';
+COMMENT ON FUNCTION bloom_agg_state_send(bloom_agg_state) IS 'binary output of bloom_agg_state';
+
+-- The transition and combine functions modify their first argument in
+-- place only when the aggregate machinery passes its own state; called from
+-- SQL they return a new value and leave their arguments alone.  Not STRICT:
+-- the first row creates the state, and a NULL value or filter adds nothing.
+
+CREATE FUNCTION bloom_agg_filter_transfn(bloom, bloom_hashed, pg_catalog.float8, pg_catalog.int8)
+	RETURNS bloom
+	AS 'MODULE_PATHNAME', 'bloom_agg_filter_transfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_agg_filter_transfn(bloom, bloom_hashed, pg_catalog.float8, pg_catalog.int8) IS
+	'transition function of bloom_agg(bloom_hashed, false_positive_rate, capacity)';
+
+CREATE FUNCTION bloom_agg_shaped_transfn(bloom, bloom_hashed, pg_catalog.text)
+	RETURNS bloom
+	AS 'MODULE_PATHNAME', 'bloom_agg_shaped_transfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_agg_shaped_transfn(bloom, bloom_hashed, pg_catalog.text) IS
+	'transition function of bloom_agg_shaped(bloom_hashed, shape)';
+
+CREATE FUNCTION bloom_union_agg_filter_transfn(bloom, bloom) RETURNS bloom
+	AS 'MODULE_PATHNAME', 'bloom_union_agg_filter_transfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_union_agg_filter_transfn(bloom, bloom) IS
+	'transition function of bloom_union_agg';
+
+CREATE FUNCTION bloom_intersection_agg_filter_transfn(bloom, bloom) RETURNS bloom
+	AS 'MODULE_PATHNAME', 'bloom_intersection_agg_filter_transfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_intersection_agg_filter_transfn(bloom, bloom) IS
+	'transition function of bloom_intersection_agg';
+
+CREATE FUNCTION bloom_union_agg_filter_combinefn(bloom, bloom) RETURNS bloom
+	AS 'MODULE_PATHNAME', 'bloom_union_agg_filter_combinefn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_union_agg_filter_combinefn(bloom, bloom) IS
+	'combine function of bloom_agg(bloom_hashed, false_positive_rate, capacity), bloom_agg_shaped and bloom_union_agg (bitwise OR of partial filters)';
+
+CREATE FUNCTION bloom_intersection_agg_filter_combinefn(bloom, bloom) RETURNS bloom
+	AS 'MODULE_PATHNAME', 'bloom_intersection_agg_filter_combinefn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_intersection_agg_filter_combinefn(bloom, bloom) IS
+	'combine function of bloom_intersection_agg (bitwise AND of partial filters)';
+
+-- Not STRICT: with no rows, bloom_agg(bloom_hashed, p, n) returns the empty
+-- filter of its request when p and n are constants.
+CREATE FUNCTION bloom_agg_filter_finalfn(bloom) RETURNS bloom
+	AS 'MODULE_PATHNAME', 'bloom_agg_filter_finalfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_agg_filter_finalfn(bloom) IS
+	'final function of the aggregates whose state is a filter: a copy of it; with no rows NULL, or for bloom_agg(bloom_hashed, p, n) with constant p and n the empty filter of that request';
+
+CREATE FUNCTION bloom_autoagg_state_transfn(bloom_agg_state, bloom_hashed)
+	RETURNS bloom_agg_state
+	AS 'MODULE_PATHNAME', 'bloom_autoagg_state_transfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_autoagg_state_transfn(bloom_agg_state, bloom_hashed) IS
+	'transition function of bloom_agg(bloom_hashed)';
+
+CREATE FUNCTION bloom_autoagg_state_transfn(bloom_agg_state, bloom_hashed, pg_catalog.float8)
+	RETURNS bloom_agg_state
+	AS 'MODULE_PATHNAME', 'bloom_autoagg_state_transfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_autoagg_state_transfn(bloom_agg_state, bloom_hashed, pg_catalog.float8) IS
+	'transition function of bloom_agg(bloom_hashed, false_positive_rate)';
+
+CREATE FUNCTION bloom_autoagg_state_combinefn(bloom_agg_state, bloom_agg_state)
+	RETURNS bloom_agg_state
+	AS 'MODULE_PATHNAME', 'bloom_autoagg_state_combinefn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_autoagg_state_combinefn(bloom_agg_state, bloom_agg_state) IS
+	'combine function of the self-sizing bloom_agg(bloom_hashed [, false_positive_rate])';
+
+-- What merging a partial state costs: 1.2 put it on the combine, serialize
+-- and deserialize functions of bloom_agg(value) (sql/bloomfilter--1.1--1.2.sql),
+-- and a state that is a value moves without the last two, through the same
+-- work (flattened into a tuple, read by the combine function): their sum.
+ALTER FUNCTION bloom_autoagg_state_combinefn(bloom_agg_state, bloom_agg_state) COST 39000000;
+
+CREATE FUNCTION bloom_autoagg_state_default_finalfn(bloom_agg_state) RETURNS bloom
+	AS 'MODULE_PATHNAME', 'bloom_autoagg_state_default_finalfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_autoagg_state_default_finalfn(bloom_agg_state) IS
+	'final function of bloom_agg(bloom_hashed): the filter sized for the distinct values seen';
+
+CREATE FUNCTION bloom_autoagg_state_finalfn(bloom_agg_state) RETURNS bloom
+	AS 'MODULE_PATHNAME', 'bloom_autoagg_state_finalfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_autoagg_state_finalfn(bloom_agg_state) IS
+	'final function of bloom_agg(bloom_hashed, false_positive_rate): the filter sized for the distinct values seen';
+
+CREATE AGGREGATE bloom_agg(bloom_hashed, pg_catalog.float8, pg_catalog.int8) (
+	SFUNC = bloom_agg_filter_transfn,
+	STYPE = bloom,
+	FINALFUNC = bloom_agg_filter_finalfn,
+	COMBINEFUNC = bloom_union_agg_filter_combinefn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(bloom_hashed, pg_catalog.float8, pg_catalog.int8) IS
+	'filter of the non-NULL hashed values, sized by (false_positive_rate, capacity): bloom_agg(x, p, n) in the form Citus splits';
+
+CREATE AGGREGATE bloom_agg(bloom_hashed) (
+	SFUNC = bloom_autoagg_state_transfn,
+	STYPE = bloom_agg_state,
+	FINALFUNC = bloom_autoagg_state_default_finalfn,
+	COMBINEFUNC = bloom_autoagg_state_combinefn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(bloom_hashed) IS
+	'filter of the non-NULL hashed values at false-positive rate 0.01, sized for the distinct values seen: bloom_agg(x) in the form Citus splits';
+
+CREATE AGGREGATE bloom_agg(bloom_hashed, pg_catalog.float8) (
+	SFUNC = bloom_autoagg_state_transfn,
+	STYPE = bloom_agg_state,
+	FINALFUNC = bloom_autoagg_state_finalfn,
+	COMBINEFUNC = bloom_autoagg_state_combinefn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(bloom_hashed, pg_catalog.float8) IS
+	'filter of the non-NULL hashed values at the given false-positive rate, sized for the distinct values seen: bloom_agg(x, p) in the form Citus splits';
+
+CREATE OR REPLACE AGGREGATE bloom_union_agg(bloom) (
+	SFUNC = bloom_union_agg_filter_transfn,
+	STYPE = bloom,
+	FINALFUNC = bloom_agg_filter_finalfn,
+	COMBINEFUNC = bloom_union_agg_filter_combinefn,
+	PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE bloom_intersection_agg(bloom) (
+	SFUNC = bloom_intersection_agg_filter_transfn,
+	STYPE = bloom,
+	FINALFUNC = bloom_agg_filter_finalfn,
+	COMBINEFUNC = bloom_intersection_agg_filter_combinefn,
+	PARALLEL = SAFE
+);
+
+-- The internal-state support functions that only bloom_union_agg and
+-- bloom_intersection_agg used are used by nothing now.  Their C symbols stay
+-- in the library (a server may load it for a database still at 1.2, and
+-- pg_upgrade --check loads every symbol).
+DROP FUNCTION bloom_union_agg_transfn(pg_catalog.internal, bloom);
+DROP FUNCTION bloom_intersection_agg_transfn(pg_catalog.internal, bloom);
+DROP FUNCTION bloom_intersection_agg_combinefn(pg_catalog.internal, pg_catalog.internal);
+COMMENT ON FUNCTION bloom_setop_agg_finalfn(pg_catalog.internal) IS
+	'final function of bloom_agg_like: the filter, NULL when there is none (no rows, only NULL templates)';
+COMMENT ON FUNCTION bloom_union_agg_combinefn(pg_catalog.internal, pg_catalog.internal) IS
+	'combine function of bloom_agg(value, false_positive_rate, capacity) and bloom_agg_like (bitwise OR of partial filters)';
+
+--
+-- A filter's shape as text, and the aggregate that builds in a shape given
+-- so: small per-row arguments where a template filter would travel with
+-- every row (src/bloom_setops.c, src/bloom_agg.c).
+--
+
+CREATE FUNCTION bloom_shape(bloom) RETURNS pg_catalog.text
+	AS 'MODULE_PATHNAME', 'bloom_shape'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_shape(bloom) IS
+	'the shape of a filter (format, hash scheme, m, k, flags) as the start of its text form, such as bloom:v1:h1:m95851:k7: (for bloom_agg_shaped)';
+
+CREATE AGGREGATE bloom_agg_shaped(value bloom_hashed, shape pg_catalog.text) (
+	SFUNC = bloom_agg_shaped_transfn,
+	STYPE = bloom,
+	FINALFUNC = bloom_agg_filter_finalfn,
+	COMBINEFUNC = bloom_union_agg_filter_combinefn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg_shaped(bloom_hashed, pg_catalog.text) IS
+	'filter of the non-NULL hashed values in the shape bloom_shape(filter) gives (the same in every row with a value): bloom_agg_like with small arguments, which Citus splits';
+
+COMMENT ON AGGREGATE bloom_agg_like(pg_catalog.anyelement, bloom) IS
+	'filter of the non-NULL values with the m, k and hash scheme of the template (the same shape in every row; NULL in every row gives NULL); where rows travel between servers (Citus) the template travels with each: use bloom_agg_shaped(bloom_value(x), bloom_shape(template))';
