@@ -121,29 +121,19 @@ CREATE FUNCTION bloom_agg_shaped_transfn(bloom, bloom_hashed, pg_catalog.text)
 COMMENT ON FUNCTION bloom_agg_shaped_transfn(bloom, bloom_hashed, pg_catalog.text) IS
 	'transition function of bloom_agg_shaped(bloom_hashed, shape)';
 
-CREATE FUNCTION bloom_union_agg_filter_transfn(bloom, bloom) RETURNS bloom
-	AS 'MODULE_PATHNAME', 'bloom_union_agg_filter_transfn'
+-- Both the transition and the combine function of the set operations: the
+-- union or intersection of the state and one more filter.
+CREATE FUNCTION bloom_union_agg_fold(bloom, bloom) RETURNS bloom
+	AS 'MODULE_PATHNAME', 'bloom_union_agg_fold'
 	LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_union_agg_filter_transfn(bloom, bloom) IS
-	'transition function of bloom_union_agg';
+COMMENT ON FUNCTION bloom_union_agg_fold(bloom, bloom) IS
+	'transition and combine function of bloom_union_agg, combine function of bloom_agg(bloom_hashed, false_positive_rate, capacity) and bloom_agg_shaped (bitwise OR)';
 
-CREATE FUNCTION bloom_intersection_agg_filter_transfn(bloom, bloom) RETURNS bloom
-	AS 'MODULE_PATHNAME', 'bloom_intersection_agg_filter_transfn'
+CREATE FUNCTION bloom_intersection_agg_fold(bloom, bloom) RETURNS bloom
+	AS 'MODULE_PATHNAME', 'bloom_intersection_agg_fold'
 	LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_intersection_agg_filter_transfn(bloom, bloom) IS
-	'transition function of bloom_intersection_agg';
-
-CREATE FUNCTION bloom_union_agg_filter_combinefn(bloom, bloom) RETURNS bloom
-	AS 'MODULE_PATHNAME', 'bloom_union_agg_filter_combinefn'
-	LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_union_agg_filter_combinefn(bloom, bloom) IS
-	'combine function of bloom_agg(bloom_hashed, false_positive_rate, capacity), bloom_agg_shaped and bloom_union_agg (bitwise OR of partial filters)';
-
-CREATE FUNCTION bloom_intersection_agg_filter_combinefn(bloom, bloom) RETURNS bloom
-	AS 'MODULE_PATHNAME', 'bloom_intersection_agg_filter_combinefn'
-	LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_intersection_agg_filter_combinefn(bloom, bloom) IS
-	'combine function of bloom_intersection_agg (bitwise AND of partial filters)';
+COMMENT ON FUNCTION bloom_intersection_agg_fold(bloom, bloom) IS
+	'transition and combine function of bloom_intersection_agg (bitwise AND)';
 
 -- Not STRICT: with no rows, bloom_agg(bloom_hashed, p, n) returns the empty
 -- filter of its request when p and n are constants.
@@ -196,7 +186,7 @@ CREATE AGGREGATE bloom_agg(bloom_hashed, pg_catalog.float8, pg_catalog.int8) (
 	SFUNC = bloom_agg_filter_transfn,
 	STYPE = bloom,
 	FINALFUNC = bloom_agg_filter_finalfn,
-	COMBINEFUNC = bloom_union_agg_filter_combinefn,
+	COMBINEFUNC = bloom_union_agg_fold,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE bloom_agg(bloom_hashed, pg_catalog.float8, pg_catalog.int8) IS
@@ -223,18 +213,18 @@ COMMENT ON AGGREGATE bloom_agg(bloom_hashed, pg_catalog.float8) IS
 	'filter of the non-NULL hashed values at the given false-positive rate, sized for the distinct values seen: bloom_agg(x, p) in the form Citus splits';
 
 CREATE OR REPLACE AGGREGATE bloom_union_agg(bloom) (
-	SFUNC = bloom_union_agg_filter_transfn,
+	SFUNC = bloom_union_agg_fold,
 	STYPE = bloom,
 	FINALFUNC = bloom_agg_filter_finalfn,
-	COMBINEFUNC = bloom_union_agg_filter_combinefn,
+	COMBINEFUNC = bloom_union_agg_fold,
 	PARALLEL = SAFE
 );
 
 CREATE OR REPLACE AGGREGATE bloom_intersection_agg(bloom) (
-	SFUNC = bloom_intersection_agg_filter_transfn,
+	SFUNC = bloom_intersection_agg_fold,
 	STYPE = bloom,
 	FINALFUNC = bloom_agg_filter_finalfn,
-	COMBINEFUNC = bloom_intersection_agg_filter_combinefn,
+	COMBINEFUNC = bloom_intersection_agg_fold,
 	PARALLEL = SAFE
 );
 
@@ -266,7 +256,7 @@ CREATE AGGREGATE bloom_agg_shaped(value bloom_hashed, shape pg_catalog.text) (
 	SFUNC = bloom_agg_shaped_transfn,
 	STYPE = bloom,
 	FINALFUNC = bloom_agg_filter_finalfn,
-	COMBINEFUNC = bloom_union_agg_filter_combinefn,
+	COMBINEFUNC = bloom_union_agg_fold,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE bloom_agg_shaped(bloom_hashed, pg_catalog.text) IS

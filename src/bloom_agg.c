@@ -1047,31 +1047,21 @@ bloom_agg_filter_fold(FunctionCallInfo fcinfo, BloomSetOp op)
 	return bloom_agg_target_result(&target);
 }
 
-PG_FUNCTION_INFO_V1(bloom_union_agg_filter_transfn);
+/*
+ * The transition and combine function of bloom_union_agg, and the combine
+ * function of the bloom_hashed forms of bloom_agg and of bloom_agg_shaped.
+ */
+PG_FUNCTION_INFO_V1(bloom_union_agg_fold);
 Datum
-bloom_union_agg_filter_transfn(PG_FUNCTION_ARGS)
+bloom_union_agg_fold(PG_FUNCTION_ARGS)
 {
 	return bloom_agg_filter_fold(fcinfo, BLOOM_SETOP_UNION);
 }
 
-PG_FUNCTION_INFO_V1(bloom_intersection_agg_filter_transfn);
+/* The transition and combine function of bloom_intersection_agg. */
+PG_FUNCTION_INFO_V1(bloom_intersection_agg_fold);
 Datum
-bloom_intersection_agg_filter_transfn(PG_FUNCTION_ARGS)
-{
-	return bloom_agg_filter_fold(fcinfo, BLOOM_SETOP_INTERSECTION);
-}
-
-/* Shared by the bloom_hashed forms of bloom_agg and bloom_agg_shaped, and bloom_union_agg. */
-PG_FUNCTION_INFO_V1(bloom_union_agg_filter_combinefn);
-Datum
-bloom_union_agg_filter_combinefn(PG_FUNCTION_ARGS)
-{
-	return bloom_agg_filter_fold(fcinfo, BLOOM_SETOP_UNION);
-}
-
-PG_FUNCTION_INFO_V1(bloom_intersection_agg_filter_combinefn);
-Datum
-bloom_intersection_agg_filter_combinefn(PG_FUNCTION_ARGS)
+bloom_intersection_agg_fold(PG_FUNCTION_ARGS)
 {
 	return bloom_agg_filter_fold(fcinfo, BLOOM_SETOP_INTERSECTION);
 }

@@ -250,18 +250,12 @@ CROSS JOIN LATERAL (VALUES
 		bloom_send(bloom_agg_filter_transfn(s.f, bloom_value(-7), rc.p, rc.capacity)) = bloom_send(bloom_add(r.p, -7))),
 	(53, 'bloom_agg_shaped_transfn(filter, bloom_value(v), shape)',
 		bloom_send(bloom_agg_shaped_transfn(s.f, bloom_value(-7), bloom_shape(r.p))) = bloom_send(bloom_add(r.p, -7))),
-	(54, 'bloom_union_agg_filter_transfn(filter, q) and (q, filter)',
-		bloom_send(bloom_union_agg_filter_transfn(s.f, r.q)) = bloom_send(r.p | r.q)
-		AND bloom_send(bloom_union_agg_filter_transfn(r.q, s.f)) = bloom_send(r.p | r.q)),
-	(55, 'bloom_intersection_agg_filter_transfn(filter, q) and (q, filter)',
-		bloom_send(bloom_intersection_agg_filter_transfn(s.f, r.q)) = bloom_send(r.p & r.q)
-		AND bloom_send(bloom_intersection_agg_filter_transfn(r.q, s.f)) = bloom_send(r.p & r.q)),
-	(56, 'bloom_union_agg_filter_combinefn(filter, q) and (q, filter)',
-		bloom_send(bloom_union_agg_filter_combinefn(s.f, r.q)) = bloom_send(r.p | r.q)
-		AND bloom_send(bloom_union_agg_filter_combinefn(r.q, s.f)) = bloom_send(r.p | r.q)),
-	(57, 'bloom_intersection_agg_filter_combinefn(filter, q) and (q, filter)',
-		bloom_send(bloom_intersection_agg_filter_combinefn(s.f, r.q)) = bloom_send(r.p & r.q)
-		AND bloom_send(bloom_intersection_agg_filter_combinefn(r.q, s.f)) = bloom_send(r.p & r.q)),
+	(54, 'bloom_union_agg_fold(filter, q) and (q, filter)',
+		bloom_send(bloom_union_agg_fold(s.f, r.q)) = bloom_send(r.p | r.q)
+		AND bloom_send(bloom_union_agg_fold(r.q, s.f)) = bloom_send(r.p | r.q)),
+	(55, 'bloom_intersection_agg_fold(filter, q) and (q, filter)',
+		bloom_send(bloom_intersection_agg_fold(s.f, r.q)) = bloom_send(r.p & r.q)
+		AND bloom_send(bloom_intersection_agg_fold(r.q, s.f)) = bloom_send(r.p & r.q)),
 	(58, 'bloom_agg_filter_finalfn(filter)', bloom_send(bloom_agg_filter_finalfn(s.f)) = bloom_send(r.p))
 ) AS c(ord, fn, same);
 
@@ -297,10 +291,8 @@ SELECT f::regprocedure FROM unnest(ARRAY[
 	'bloom_hash_extended(bloom, int8)', 'bloom_empty_like(bloom)',
 	'bloom_agg_like(anyelement, bloom)', 'bloom_shape(bloom)', 'bloom_agg_shaped(bloom_hashed, text)',
 	'bloom_agg_filter_transfn(bloom, bloom_hashed, float8, int8)',
-	'bloom_agg_shaped_transfn(bloom, bloom_hashed, text)', 'bloom_union_agg_filter_transfn(bloom, bloom)',
-	'bloom_intersection_agg_filter_transfn(bloom, bloom)',
-	'bloom_union_agg_filter_combinefn(bloom, bloom)',
-	'bloom_intersection_agg_filter_combinefn(bloom, bloom)', 'bloom_agg_filter_finalfn(bloom)']) AS f;
+	'bloom_agg_shaped_transfn(bloom, bloom_hashed, text)', 'bloom_union_agg_fold(bloom, bloom)',
+	'bloom_intersection_agg_fold(bloom, bloom)', 'bloom_agg_filter_finalfn(bloom)']) AS f;
 
 -- the estimates are real ones: they differ between filters
 SELECT count(DISTINCT forms_estimate(f, 'bloom_contains($1, v)')) > 3 AS estimates_differ FROM forms;

@@ -78,16 +78,16 @@ CREATE AGGREGATE split_partial(bloom_hashed, float8) (
 CREATE AGGREGATE split_partial_shaped(bloom_hashed, text) (
 	SFUNC = bloom_agg_shaped_transfn, STYPE = bloom);
 CREATE AGGREGATE split_partial_union(bloom) (
-	SFUNC = bloom_union_agg_filter_transfn, STYPE = bloom);
+	SFUNC = bloom_union_agg_fold, STYPE = bloom);
 CREATE AGGREGATE split_partial_intersection(bloom) (
-	SFUNC = bloom_intersection_agg_filter_transfn, STYPE = bloom);
+	SFUNC = bloom_intersection_agg_fold, STYPE = bloom);
 
 -- The coordinator's half: the combine function as a transition function,
 -- then the final function.
 CREATE AGGREGATE split_combine_union(bloom) (
-	SFUNC = bloom_union_agg_filter_combinefn, STYPE = bloom, FINALFUNC = bloom_agg_filter_finalfn);
+	SFUNC = bloom_union_agg_fold, STYPE = bloom, FINALFUNC = bloom_agg_filter_finalfn);
 CREATE AGGREGATE split_combine_intersection(bloom) (
-	SFUNC = bloom_intersection_agg_filter_combinefn, STYPE = bloom,
+	SFUNC = bloom_intersection_agg_fold, STYPE = bloom,
 	FINALFUNC = bloom_agg_filter_finalfn);
 CREATE AGGREGATE split_combine_auto(bloom_agg_state) (
 	SFUNC = bloom_autoagg_state_combinefn, STYPE = bloom_agg_state,

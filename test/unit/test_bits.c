@@ -136,6 +136,28 @@ UNIT_TEST(golden_combined)
  * one mask per block and one byte per nonzero byte, it is well formed, and ORing it into an array
  * gives that array ORed with the original; damaged forms are refused.
  */
+/* Little-endian words whatever the host, and a golden sparse form (its masks are such words). */
+UNIT_TEST(little_endian_words)
+{
+	static const uint8_t bytes[8] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x88};
+	uint8_t		out[8];
+	uint8_t		bits[72] = {0};
+	uint8_t		form[128];
+	static const uint8_t golden[] = {
+		0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80,	/* bytes 0 and 63 of block 0 */
+		0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* byte 1 of block 1 */
+		0x11, 0x22, 0x33};
+
+	CHECK_U64(bf_load_le64(bytes), UINT64_C(0x8807060504030201));
+	bf_store_le64(out, UINT64_C(0x8807060504030201));
+	CHECK(memcmp(out, bytes, 8) == 0);
+	bits[0] = 0x11;
+	bits[63] = 0x22;
+	bits[65] = 0x33;
+	CHECK_U64(bf_sparse_encode(bits, sizeof(bits), form), sizeof(golden));
+	CHECK(memcmp(form, golden, sizeof(golden)) == 0);
+}
+
 UNIT_TEST(sparse_form)
 {
 	static const size_t sizes[] = {0, 8, 56, 64, 72, 1000, 4096 + 24, (1 << 20) + 40};

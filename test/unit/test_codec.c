@@ -298,6 +298,23 @@ UNIT_TEST(text_form)
 		CHECK_U64(bf_text_length(&header), 34);
 		free(text);
 	}
+	/* the header alone is a filter's shape (bloom_shape), read back by the header decoder */
+	{
+		BloomHeader header = valid_header;
+		BloomHeader back;
+		char		shape[64];
+		char	   *end;
+		size_t		payload_offset = 0;
+
+		header.flags = BLOOM_FLAG_TEXT_UTF8;
+		end = bf_text_encode_header(&header, shape);
+		*end = '\0';
+		CHECK(strcmp(shape, "bloom:v1:h1:m18:k3:f1:") == 0);
+		CHECK_U64(bf_text_header_length(&header), strlen(shape));
+		CHECK_STATUS(bf_text_decode_header(shape, strlen(shape), &back, &payload_offset), BF_OK);
+		CHECK_U64(payload_offset, strlen(shape));
+		CHECK(back.m == 18 && back.k == 3 && back.hash_scheme == 1 && back.flags == BLOOM_FLAG_TEXT_UTF8);
+	}
 	{
 		BloomHeader header = {1, 1, 3, 0, 100};
 		uint8_t		bits[16] = {0};
