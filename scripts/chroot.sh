@@ -30,14 +30,32 @@
 # different majors, in and out of chroots, can talk to each other.  The
 # mounts stay until "release" (a server started by "run" keeps using them).
 #
-# Needs root, debootstrap and network access to deb.debian.org.  The
+# Needs root, debootstrap and network access to the Debian archive that the
+# host's apt uses (its URI is read from the apt sources; BLOOM_DEBIAN_MIRROR
+# overrides it).  The
 # archive's Release files of older suites are past their Valid-Until date,
 # so apt runs with Check-Valid-Until=false.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${BLOOM_CHROOT_DIR:-/var/tmp/bloomfilter-chroots}
-MIRROR=${BLOOM_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# The URI of the host's Debian archive: the first deb source of a bookworm
+# suite that is not the security archive, in deb822 or one-line form.
+host_debian_mirror() {
+	local uri
+	uri=$(awk '/^[[:space:]]*$/ { u = ""; t = "" }
+		/^Types:/ { t = $0 }
+		/^URIs:/ { u = $2 }
+		/^Suites:/ && / bookworm( |$)/ && u != "" && u !~ /security/ && t ~ /deb( |$)/ { print u; exit }' \
+		/etc/apt/sources.list.d/*.sources 2>/dev/null || true)
+	if [ -z "$uri" ]; then
+		uri=$(awk '$1 == "deb" && $0 !~ /security/ && / bookworm / {
+				for (i = 2; i <= NF; i++) if ($i ~ /^(https?|file):/) { print $i; exit } }' \
+			/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null || true)
+	fi
+	echo "$uri"
+}
+MIRROR=${BLOOM_DEBIAN_MIRROR:-$(host_debian_mirror)}
 
 # The chroot (suite, or suite-arch) that serves a target, and the apt target
 # release a major comes from (empty: the suite's own).
@@ -150,6 +168,10 @@ ensure() {
 	mkdir -p "$CACHE"
 	local script=()
 	[ "$suite" = forky ] && script=(/usr/share/debootstrap/scripts/sid)
+	if [ -z "$MIRROR" ]; then
+		echo "chroot.sh: found no Debian archive in the host's apt sources; set BLOOM_DEBIAN_MIRROR" >&2
+		exit 1
+	fi
 	debootstrap --variant=minbase --arch="$arch" "$suite" "$dir" "$MIRROR" "${script[@]}" \
 		>"$CACHE/$name.debootstrap.log" 2>&1 \
 		|| { tail -n 30 "$CACHE/$name.debootstrap.log" >&2; return 1; }
