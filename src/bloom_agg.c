@@ -309,12 +309,6 @@ bloom_agg_like_check_template(const BloomAggState *state, const BloomHeader *tem
 		b = a;
 		a = template;
 	}
-	if (state->kind == BLOOM_AGG_SHAPE)
-		ereport(ERROR,
-				errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				errmsg("bloom_agg_shaped: the shape must be the same in every row"),
-				errdetail("One row's shape is %s; another's is %s.",
-						  bloom_template_description(a), bloom_template_description(b)));
 	ereport(ERROR,
 			errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			errmsg("bloom_agg_like: the template must have the same shape in every row"),
@@ -790,7 +784,6 @@ bloom_agg_target_arg(FunctionCallInfo fcinfo, BloomAggKind kind, BloomAggTarget 
 		target->object = (BloomAggObject *) own;
 		target->filter = target->object->state.filter;
 		target->in_aggregate = true;
-		bloom_agg_state_flush(&target->object->state);
 		return true;
 	}
 	flat = (struct varlena *) PG_GETARG_POINTER(0);
@@ -950,7 +943,8 @@ bloom_agg_shaped_transfn(PG_FUNCTION_ARGS)
 	data = VARDATA_ANY(shape);
 	length = VARSIZE_ANY_EXHDR(shape);
 	cache = bloom_call_cache(fcinfo);
-	if (cache->shape_length != length || memcmp(cache->shape_text, data, length) != 0)
+	if (cache->shape_length == 0 || cache->shape_length != length ||
+		memcmp(cache->shape_text, data, length) != 0)
 	{
 		BloomHeader parsed;
 
@@ -982,31 +976,16 @@ bloom_agg_shaped_transfn(PG_FUNCTION_ARGS)
 }
 
 /*
- * The aggregate a combine function works for, for its messages: known from
- * a state built from rows, else the aggregate being finalized when it is
- * one of ours (not Citus's coord_combine_agg, say).
+ * The aggregate a fold works for, for its messages: the aggregate being
+ * finalized or run when it is one of ours (not Citus's coord_combine_agg,
+ * say), else the set operation.
  */
 static const char *
-bloom_agg_combine_name(FunctionCallInfo fcinfo, const BloomAggTarget *target, BloomSetOp op)
+bloom_agg_fold_name(FunctionCallInfo fcinfo, BloomSetOp op)
 {
-	Aggref	   *aggref;
-	char	   *name;
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+	char	   *name = aggref != NULL ? get_func_name(aggref->aggfnoid) : NULL;
 
-	if (target->object != NULL)
-	{
-		switch (target->object->state.kind)
-		{
-			case BLOOM_AGG_FIXED_CAPACITY:
-				return "bloom_agg";
-			case BLOOM_AGG_SHAPE:
-				return "bloom_agg_shaped";
-			case BLOOM_AGG_LIKE_TEMPLATE:
-			case BLOOM_AGG_SET_OPERATION:
-				break;
-		}
-	}
-	aggref = AggGetAggref(fcinfo);
-	name = aggref != NULL ? get_func_name(aggref->aggfnoid) : NULL;
 	if (name != NULL && strncmp(name, "bloom_", 6) == 0)
 		return name;
 	return op == BLOOM_SETOP_UNION ? "bloom_union_agg" : "bloom_intersection_agg";
@@ -1039,9 +1018,11 @@ bloom_agg_filter_fold(FunctionCallInfo fcinfo, BloomSetOp op)
 	{
 		bool		state_first = bloom_template_precedes(&state.header, &input.header);
 
-		bloom_require_same_shape(bloom_agg_combine_name(fcinfo, &target, op),
+		bloom_require_same_shape(bloom_agg_fold_name(fcinfo, op),
 								 state_first ? &state : &input, state_first ? &input : &state);
 	}
+	if (target.object != NULL)
+		bloom_agg_state_flush(&target.object->state);
 	bloom_setop_fold(op, op == BLOOM_SETOP_UNION ? "bloom_union_agg" : "bloom_intersection_agg",
 					 target.filter, &input);
 	return bloom_agg_target_result(&target);

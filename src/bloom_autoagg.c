@@ -652,14 +652,19 @@ static struct varlena *
 bloom_agg_state_value(const uint8 *data, Size length, const char **problem)
 {
 	struct varlena *value;
+	BloomAutoState *state;
 
 	if (length > MaxAllocSize - VARHDRSZ)
 	{
 		*problem = "The state is larger than a value can be.";
 		return NULL;
 	}
-	if (bloom_autoagg_read(data, length, problem) == NULL)
+	state = bloom_autoagg_read(data, length, problem);
+	if (state == NULL)
 		return NULL;
+	if (state->set.slots != NULL)
+		pfree(state->set.slots);
+	pfree(state);
 	value = (struct varlena *) bloom_palloc_large(VARHDRSZ + length);
 	SET_VARSIZE(value, VARHDRSZ + length);
 	memcpy(VARDATA(value), data, length);
@@ -798,7 +803,12 @@ bloom_autoagg_object_flatten(ExpandedObjectHeader *header, void *result, Size al
 {
 	BloomAutoObject *object = (BloomAutoObject *) header;
 
-	Assert(object->flat != NULL && allocated_size == VARSIZE(object->flat));
+	/* built by bloom_autoagg_object_flat_size, which PostgreSQL calls first */
+	if (object->flat == NULL)
+		(void) bloom_autoagg_object_flat_size(header);
+	if (allocated_size != VARSIZE(object->flat))
+		elog(ERROR, "bloom_agg_state: flattening into %zu bytes, not %u", allocated_size,
+			 VARSIZE(object->flat));
 	memcpy(result, object->flat, allocated_size);
 	pfree(object->flat);
 	object->flat = NULL;
@@ -923,7 +933,8 @@ bloom_autoagg_state_combinefn(PG_FUNCTION_ARGS)
 	from = bloom_autoagg_state_arg(fcinfo, 1);
 	object = bloom_autoagg_object_arg(fcinfo, from->request.false_positive_rate, &in_aggregate);
 	bloom_autoagg_merge(object->state, from, object->header.eoh_context);
-	object->state->flags |= from->flags;	/* one database: both read text alike */
+	/* partial states may come from other servers (Citus): they must read text alike */
+	object->state->flags = bloom_combine_flags("bloom_agg", object->state->flags, from->flags);
 	return bloom_agg_object_result(&object->header, in_aggregate);
 }
 

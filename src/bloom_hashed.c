@@ -87,6 +87,12 @@ bloom_hashed_read(const uint8 *data, size_t length, const char **problem)
 		*problem = "The flags are unknown.";
 		return NULL;
 	}
+	/* a value whose text was read as the database's bytes cannot make a filter read UTF-8 */
+	if ((data[1] & BLOOM_FLAG_TEXT_UTF8) != 0 && data[2] == 0)
+	{
+		*problem = "The value sets the UTF-8 flag but was not read as UTF-8.";
+		return NULL;
+	}
 	v = (BloomHashed *) palloc0(sizeof(BloomHashed));
 	v->version = data[0];
 	v->flags = data[1];

@@ -199,7 +199,7 @@ typedef struct BloomCallCache
 	int64		request_n;
 	BloomHeader request_shape;
 	/* bloom_agg_shaped's shape argument, as text and parsed (bloom_agg.c) */
-	Size		shape_length;	/* 0: none kept */
+	Size		shape_length;	/* 0: none kept (no shape is empty) */
 	char		shape_text[64];
 	BloomHeader shape;
 } BloomCallCache;

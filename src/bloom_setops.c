@@ -37,6 +37,7 @@
 
 #include "access/htup_details.h"
 #include "funcapi.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/float.h"
@@ -110,7 +111,7 @@ bloom_parse_shape(const char *function, const char *text, size_t length, BloomHe
 		ereport(ERROR,
 				errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				errmsg("%s: invalid filter shape \"%.*s\"", function,
-					   (int) Min(length, 80), text),
+					   pg_mbcliplen(text, (int) Min(length, 80), 80), text),
 				errdetail("%s", bf_status_message(status)),
 				errhint("A shape is what bloom_shape(filter) returns, such as 'bloom:v1:h1:m95851:k7:'."));
 }

@@ -545,9 +545,8 @@ bf_sparse_check(const uint8_t *in, size_t length, size_t nbytes)
 	/* no byte past the array's end, and one stored byte per mask bit */
 	if (tail != 0)
 	{
-		uint64_t	last;
+		uint64_t	last = load_le_word(in + mask_bytes - sizeof(last));
 
-		memcpy(&last, in + mask_bytes - sizeof(last), sizeof(last));
 		if ((last >> tail) != 0)
 			return false;
 	}

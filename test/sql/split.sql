@@ -65,7 +65,14 @@ FROM (VALUES
 	('SELECT ''bloom_hashed:0102002a000000000000002a00000000000000''::bloom_hashed'),
 	('SELECT ''bloom_hashed:0200002a000000000000002a00000000000000''::bloom_hashed'),
 	('SELECT ''bloom_hashed:0100002A000000000000002a00000000000000''::bloom_hashed'),
-	('SELECT ''bloom_hashed:0100002a000000000000002a00000000000000''::bloom_hashed')
+	('SELECT ''bloom_hashed:0101002a000000000000002a00000000000000''::bloom_hashed'),
+	('SELECT ''bloom_hashed:0100002a000000000000002a00000000000000''::bloom_hashed'),
+	-- shapes: empty, the whole text form of a filter, a bad k, and a value with no shape
+	('SELECT bloom_agg_shaped(bloom_value(1), '''')'),
+	('SELECT bloom_agg_shaped(bloom_value(1), ''bloom:v1:h1:m18:k3:AAAAAAAAAAA='')'),
+	('SELECT bloom_agg_shaped(bloom_value(1), ''bloom:v1:h1:m18:k99:'')'),
+	('SELECT bloom_agg_shaped(bloom_value(1), NULL)'),
+	('SELECT bloom_agg_shaped(bloom_value(x), CASE WHEN x = 1 THEN ''bloom:v1:h1:m18:k3:'' ELSE ''bloom:v1:h1:m18:k4:'' END) FROM generate_series(1, 2) AS x')
 ) AS q(query), LATERAL error_detail_of(q.query) AS e;
 
 -- The worker's half: the transition function alone (no final function).

@@ -210,9 +210,8 @@ UNIT_TEST(sparse_form)
 				size_t		at = (nbytes + 63) / 64 * 8 - 8;
 
 				memcpy(bad, form, length);
-				memcpy(&last, bad + at, 8);
-				last |= UINT64_C(1) << 63;
-				memcpy(bad + at, &last, 8);
+				last = bf_load_le64(bad + at) | UINT64_C(1) << 63;
+				bf_store_le64(bad + at, last);
 				bad[length] = 1;
 				refused_ok &= !bf_sparse_check(bad, length + 1, nbytes);
 				free(bad);
