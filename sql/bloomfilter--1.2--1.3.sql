@@ -54,6 +54,9 @@ CREATE TYPE bloom_hashed (
 );
 COMMENT ON TYPE bloom_hashed IS
 	'a value hashed as bloom_add hashes it, for the aggregates Citus splits: bloom_agg(bloom_value(x), ...)';
+-- Array types are members of the extension from PostgreSQL 17 on, and are
+-- listed with the others in \dT+.
+COMMENT ON TYPE bloom_hashed[] IS 'array of bloom_hashed values';
 COMMENT ON FUNCTION bloom_hashed_in(pg_catalog.cstring) IS 'text input of bloom_hashed';
 COMMENT ON FUNCTION bloom_hashed_out(bloom_hashed) IS 'text output of bloom_hashed';
 COMMENT ON FUNCTION bloom_hashed_recv(pg_catalog.internal) IS 'binary input of bloom_hashed';
@@ -97,6 +100,7 @@ CREATE TYPE bloom_agg_state (
 );
 COMMENT ON TYPE bloom_agg_state IS
 	'partial state of the self-sizing bloom_agg(bloom_hashed [, false_positive_rate]): what Citus moves from its workers to the coordinator';
+COMMENT ON TYPE bloom_agg_state[] IS 'array of bloom_agg_state values';
 COMMENT ON FUNCTION bloom_agg_state_in(pg_catalog.cstring) IS 'text input of bloom_agg_state';
 COMMENT ON FUNCTION bloom_agg_state_out(bloom_agg_state) IS 'text output of bloom_agg_state';
 COMMENT ON FUNCTION bloom_agg_state_recv(pg_catalog.internal) IS 'binary input of bloom_agg_state';
