@@ -26,7 +26,7 @@ FROM pg_aggregate AS a JOIN pg_proc AS p ON p.oid = a.aggfnoid
 JOIN pg_depend AS d ON d.classid = 'pg_proc'::regclass AND d.objid = a.aggfnoid
 	AND d.refclassid = 'pg_extension'::regclass
 	AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'bloomfilter')
-ORDER BY 1::text;
+ORDER BY a.aggfnoid::regprocedure::text COLLATE "C";
 SELECT count(*) AS splittable_but_pseudo_type_or_no_combine
 FROM pg_aggregate AS a JOIN pg_proc AS p ON p.oid = a.aggfnoid
 JOIN pg_type AS t ON t.oid = a.aggtranstype
