@@ -227,6 +227,18 @@ bloom_agg_state_add(FunctionCallInfo fcinfo, BloomAggState *state)
  * The state is created from the first row even when its value is NULL, so
  * a bad false_positive_rate or capacity is an error whatever the values.
  */
+/* bloom_agg's false_positive_rate and capacity, arguments 2 and 3 of its transition function. */
+static void
+bloom_agg_request_args(FunctionCallInfo fcinfo, double *p, int64 *n)
+{
+	if (PG_ARGISNULL(2) || PG_ARGISNULL(3))
+		ereport(ERROR,
+				errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				errmsg("bloom_agg: false_positive_rate and capacity must not be NULL"));
+	*p = PG_GETARG_FLOAT8(2);
+	*n = PG_GETARG_INT64(3);
+}
+
 PG_FUNCTION_INFO_V1(bloom_agg_transfn);
 Datum
 bloom_agg_transfn(PG_FUNCTION_ARGS)
@@ -235,12 +247,7 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 	double		p;
 	int64		n;
 
-	if (PG_ARGISNULL(2) || PG_ARGISNULL(3))
-		ereport(ERROR,
-				errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				errmsg("bloom_agg: false_positive_rate and capacity must not be NULL"));
-	p = PG_GETARG_FLOAT8(2);
-	n = PG_GETARG_INT64(3);
+	bloom_agg_request_args(fcinfo, &p, &n);
 
 	if (state == NULL)
 		state = bloom_agg_start(fcinfo, p, n);
@@ -883,12 +890,7 @@ bloom_agg_filter_transfn(PG_FUNCTION_ARGS)
 	double		p;
 	int64		n;
 
-	if (PG_ARGISNULL(2) || PG_ARGISNULL(3))
-		ereport(ERROR,
-				errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				errmsg("bloom_agg: false_positive_rate and capacity must not be NULL"));
-	p = PG_GETARG_FLOAT8(2);
-	n = PG_GETARG_INT64(3);
+	bloom_agg_request_args(fcinfo, &p, &n);
 	shape = bloom_agg_request_shape(fcinfo, p, n);
 
 	if (!bloom_agg_target_arg(fcinfo, BLOOM_AGG_FIXED_CAPACITY, &target))

@@ -747,10 +747,7 @@ bloom_agg_state_recv(PG_FUNCTION_ARGS)
 												  buf->len - buf->cursor, &problem);
 
 	if (value == NULL)
-		ereport(ERROR,
-				errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-				errmsg("invalid external binary representation for type bloom_agg_state"),
-				errdetail("%s", problem));
+		bloom_raise_invalid_binary("bloom_agg_state", problem);
 	buf->cursor = buf->len;
 	PG_RETURN_POINTER(value);
 }

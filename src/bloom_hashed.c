@@ -181,10 +181,7 @@ bloom_hashed_recv(PG_FUNCTION_ARGS)
 									 buf->len - buf->cursor, &problem);
 
 	if (v == NULL)
-		ereport(ERROR,
-				errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-				errmsg("invalid external binary representation for type bloom_hashed"),
-				errdetail("%s", problem));
+		bloom_raise_invalid_binary("bloom_hashed", problem);
 	buf->cursor = buf->len;
 	PG_RETURN_POINTER(v);
 }

@@ -91,6 +91,15 @@ bloom_view_datum_status(Datum datum, BloomView *view)
 }
 
 void
+bloom_raise_invalid_binary(const char *type_name, const char *problem)
+{
+	ereport(ERROR,
+			errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+			errmsg("invalid external binary representation for type %s", type_name),
+			errdetail("%s", problem));
+}
+
+void
 bloom_view_datum(Datum datum, BloomView *view)
 {
 	bloom_raise_invalid_value(bloom_view_datum_status(datum, view));

@@ -156,6 +156,12 @@ typedef enum BloomSetOp
 extern BloomFilter *bloom_setop_fold(BloomSetOp op, const char *operation,
 									 BloomFilter *result, const BloomView *input);
 
+/*
+ * ERROR 22P03 for a value of type type_name whose binary form does not hold
+ * together; problem is a sentence for the detail.
+ */
+pg_noreturn extern void bloom_raise_invalid_binary(const char *type_name, const char *problem);
+
 /* The type's input function (bloom_io.c), by which the type is recognized. */
 extern PGDLLEXPORT Datum bloom_in(PG_FUNCTION_ARGS);
 
