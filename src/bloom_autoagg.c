@@ -804,8 +804,8 @@ bloom_autoagg_object_flatten(ExpandedObjectHeader *header, void *result, Size al
 	if (object->flat == NULL)
 		(void) bloom_autoagg_object_flat_size(header);
 	if (allocated_size != VARSIZE(object->flat))
-		elog(ERROR, "bloom_agg_state: flattening into %zu bytes, not %u", allocated_size,
-			 VARSIZE(object->flat));
+		elog(ERROR, "bloom_agg_state: flattening into %zu bytes, not %zu", allocated_size,
+			 (Size) VARSIZE(object->flat));
 	memcpy(result, object->flat, allocated_size);
 	pfree(object->flat);
 	object->flat = NULL;
