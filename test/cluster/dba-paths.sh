@@ -317,5 +317,33 @@ check "hash partitioning by the filter itself (bloom_hash_extended): a lookup by
 check "  ... and finds the filter there" "2024-06-06" \
 	"$(db_sql dba_views -c "SELECT string_agg(day::text, ',') FROM hashed WHERE f = '$one'::bloom")"
 
+# ---- the 1.3 value types through COPY (FORMAT binary) ----
+# bloom_hashed (from bloom_value) and bloom_agg_state (the self-sizing
+# aggregate's partial state: a hash set, and past 131,072 values a sparse
+# sketch) out of one database and into another by their binary forms:
+# byte-identical text forms, and the states finalize to the same filters.
+"${PSQL[@]}" -c "CREATE DATABASE dba_values"
+db_sql dba_values <<'SQL'
+CREATE EXTENSION bloomfilter;
+CREATE AGGREGATE state_of(bloom_hashed) (SFUNC = bloom_autoagg_state_transfn, STYPE = bloom_agg_state);
+CREATE TABLE value_types (id int, h bloom_hashed, s bloom_agg_state);
+INSERT INTO value_types VALUES
+	(1, bloom_value(42), (SELECT state_of(bloom_value(x)) FROM generate_series(1, 1000) AS x)),
+	(2, bloom_value('café'::text), (SELECT state_of(bloom_value(x)) FROM generate_series(1, 150000) AS x)),
+	(3, NULL, NULL);
+CREATE TABLE value_types_copy (LIKE value_types);
+SQL
+statuses=$(
+	db_sql dba_values -c "COPY value_types TO STDOUT (FORMAT binary)" |
+		db_sql dba_values -c "COPY value_types_copy FROM STDIN (FORMAT binary)"
+	echo "${PIPESTATUS[*]}"
+)
+check "bloom_hashed and bloom_agg_state: COPY TO STDOUT | COPY FROM STDIN (FORMAT binary)" "0 0" "$statuses"
+check "  ... every value's text form is the same, and the states finalize to the same filters" "3|3|2" \
+	"$(db_sql dba_values -c "SELECT count(*) FILTER (WHERE a.h::text IS NOT DISTINCT FROM b.h::text),
+		count(*) FILTER (WHERE a.s::text IS NOT DISTINCT FROM b.s::text),
+		count(*) FILTER (WHERE bloom_autoagg_state_finalfn(a.s) = bloom_autoagg_state_finalfn(b.s))
+	FROM value_types AS a JOIN value_types_copy AS b USING (id)")"
+
 echo "($((SECONDS - started)) s)"
 cluster_done
