@@ -1,9 +1,12 @@
 /*
  * bloom_agg.c: the aggregates bloom_agg(value, false_positive_rate,
  * capacity), bloom_agg_like(value, template), bloom_union_agg(bloom) and
- * bloom_intersection_agg(bloom).
+ * bloom_intersection_agg(bloom); and from 1.3 bloom_agg(bloom_hashed,
+ * false_positive_rate, capacity) and bloom_agg_shaped(bloom_hashed, shape),
+ * whose states, like the set operations', are filters (the last section).
  *
- * The transition state is a BloomAggState in the aggregate memory context,
+ * The polymorphic aggregates' transition state is internal: a
+ * BloomAggState in the aggregate memory context,
  * holding a filter that rows are added to (or ORed, ANDed into) in place:
  * one allocation per group, nothing copied per row.  The final functions
  * return a copy and leave the state alone, because a window aggregate keeps
