@@ -2,6 +2,8 @@
 #
 #   make && make install          build and install into the server pg_config names
 #   make installcheck             run the SQL tests against your own running server
+#   make prove_installcheck       run the TAP tests (t/*.pl), which start their own
+#                                 servers of the installation PG_CONFIG names
 #   make test                     fresh-machine path: install what is missing (apt),
 #                                 build, run the C unit tests and the SQL tests on a
 #                                 throwaway cluster
@@ -45,10 +47,11 @@ OBJS = \
 DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql sql/bloomfilter--1.1--1.2.sql \
 	sql/bloomfilter--1.2--1.3.sql
 
-# pg_regress: every test/sql/*.sql against test/expected/, setup first (it
-# defines the helpers the others share); the results go to the build directory.
-REGRESS = setup $(sort $(filter-out setup,$(notdir $(basename $(wildcard $(ROOT)/test/sql/*.sql)))))
-REGRESS_OPTS = --inputdir=$(ROOT)/test --load-extension=bloomfilter
+# pg_regress: every sql/*.sql but the install and upgrade scripts
+# (bloomfilter--*.sql) against expected/, setup first (it defines the helpers
+# the others share); the results go to the build directory.
+REGRESS = setup $(sort $(filter-out setup bloomfilter--%,$(notdir $(basename $(wildcard $(ROOT)/sql/*.sql)))))
+REGRESS_OPTS = --inputdir=$(ROOT) --load-extension=bloomfilter
 
 PG_CPPFLAGS = -I$(ROOT)/src
 PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
@@ -70,6 +73,16 @@ $(shell mkdir -p src)
 endif
 -include $(ROOT)/test/unit.mk
 -include $(ROOT)/bench/bench.mk
+
+# The TAP tests (t/*.pl, PostgreSQL::Test::Cluster): each starts the servers
+# it needs from the installation PG_CONFIG names, as contrib's do.  Not part
+# of installcheck, which runs pg_regress against your own server; t/ holds
+# BloomTest.pm, the helpers the tests share.  PROVE_TESTS=t/NAME.pl runs one;
+# BLOOM_INST=DESTDIR loads the extension from a "make install DESTDIR=" tree.
+PG_PROVE_FLAGS += -I $(ROOT)/t
+.PHONY: prove_installcheck
+prove_installcheck:
+	@$(prove_installcheck)
 # Every object depends on every header (PGXS tracks none without
 # --enable-depend): a stale object after a header change is a wrong build.
 $(OBJS): $(wildcard $(ROOT)/src/*.h)

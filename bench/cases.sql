@@ -73,7 +73,7 @@ INSERT INTO bench_case (id, what, numerator, denominator, target_max) VALUES
 -- as hll_add_agg (h3) is; 1.5 times for the self-sized one (h2).  The
 -- self-sized aggregate's merge is costed (sql/bloomfilter--1.1--1.2.sql), so
 -- over big's 10M rows the planner keeps it serial even with 2 workers
--- allowed (test/sql/autosize.sql checks such a choice): h2 makes every
+-- allowed (sql/autosize.sql checks such a choice): h2 makes every
 -- operator nearly free for its numerator so that the planner takes the
 -- 2-worker plan anyway, which is what h2 times.
 INSERT INTO bench_case (id, what, numerator, denominator, target_max, numerator_settings) VALUES

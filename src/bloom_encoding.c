@@ -33,7 +33,7 @@
  *
  * Domains are encoded as their base type.  These encodings are part of the
  * stored format: a filter written today must still find its values after an
- * upgrade, so they never change under a hash scheme (test/sql/hashing.sql
+ * upgrade, so they never change under a hash scheme (sql/hashing.sql
  * pins them).
  *
  * Text.  Send functions of text-bearing types (textsend inside arrays and

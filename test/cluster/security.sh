@@ -9,8 +9,8 @@
 #    functions that the scripts use.
 # 2. CREATE EXTENSION (1.0 then ALTER EXTENSION UPDATE, and the default
 #    version directly) into a schema full of look-alikes of those types and
-#    functions, with more look-alikes in pg_temp: test/sql/security.sql must
-#    give test/expected/security.out there (no member refers to anything but members
+#    functions, with more look-alikes in pg_temp: sql/security.sql must
+#    give expected/security.out there (no member refers to anything but members
 #    and pg_catalog), and a planted reference must be caught by it.
 # 3. The extension is trusted: a non-superuser who owns a database can create,
 #    update, use and drop it; one who does not cannot create it.
@@ -44,15 +44,15 @@ done
 
 "${PSQL[@]}" -c "CREATE DATABASE hostile_db"
 
-# pg_regress runs a test as: psql -X -a -q -d DB <test/sql/x.sql >results/x.out
+# pg_regress runs a test as: psql -X -a -q -d DB <sql/x.sql >results/x.out
 run_security_sql() {
 	local out
 	out=$(mktemp)
-	"$BINDIR/psql" -X -a -q -d "$1" <"$BLOOM_ROOT/test/sql/security.sql" >"$out" 2>&1 || true
-	if diff -u "$BLOOM_ROOT/test/expected/security.out" "$out"; then
-		pass "$2: test/sql/security.sql gives test/expected/security.out"
+	"$BINDIR/psql" -X -a -q -d "$1" <"$BLOOM_ROOT/sql/security.sql" >"$out" 2>&1 || true
+	if diff -u "$BLOOM_ROOT/expected/security.out" "$out"; then
+		pass "$2: sql/security.sql gives expected/security.out"
 	else
-		fail "$2: test/sql/security.sql differs from test/expected/security.out (diff above)"
+		fail "$2: sql/security.sql differs from expected/security.out (diff above)"
 	fi
 	rm -f "$out"
 }
@@ -118,18 +118,18 @@ SQL
 		"$(printf '3334\n2|t')" "$got"
 done
 
-# The check in test/sql/security.sql catches a planted reference to a look-alike.
+# The check in sql/security.sql catches a planted reference to a look-alike.
 got=$("${PSQL[@]}" -d hostile_db <<'SQL'
 CREATE FUNCTION hostile.planted(hostile.int8) RETURNS pg_catalog.int4
 	LANGUAGE internal IMMUTABLE AS 'int4abs';
 ALTER EXTENSION bloomfilter ADD FUNCTION hostile.planted(hostile.int8);
 SQL
 )
-out=$("$BINDIR/psql" -X -a -q -d hostile_db <"$BLOOM_ROOT/test/sql/security.sql" 2>&1 || true)
+out=$("$BINDIR/psql" -X -a -q -d hostile_db <"$BLOOM_ROOT/sql/security.sql" 2>&1 || true)
 if grep -q 'function hostile.planted(hostile.int8) | type hostile.int8' <<<"$out"; then
-	pass "test/sql/security.sql reports a member that refers to a look-alike type"
+	pass "sql/security.sql reports a member that refers to a look-alike type"
 else
-	fail "test/sql/security.sql missed a planted reference to hostile.int8"
+	fail "sql/security.sql missed a planted reference to hostile.int8"
 fi
 
 # ---- 3. trusted: a database owner who is not a superuser ----

@@ -98,7 +98,7 @@ compare() {
 
 wait_for_replay "base backup"
 # For a value not compressed, pg_column_size less the send length is its
-# length word: 0 out of line, 1 for a 1-byte header (see test/sql/forms.sql).
+# length word: 0 out of line, 1 for a 1-byte header (see sql/forms.sql).
 check "the forms on the standby: 1, 2 out of line; 3 inline, 1-byte header; 4, 5 compressed" \
 	"1 0|2 0|3 1|4 pglz|5 pglz" \
 	"$(standby_sql -c "SELECT string_agg(id || ' ' || coalesce(pg_column_compression(f),

@@ -82,7 +82,7 @@ CREATE TEMP TABLE nan_bits (x float8);
 -- COPY (float8 input and arithmetic only make the usual ones).  This one is
 -- signalling: on i386, where PostgreSQL's float8 functions return doubles
 -- through the x87 unit, it arrives quieted, 7ff0...01 becoming 7ff8...01
--- (test/expected/hashing_1.out).
+-- (expected/hashing_1.out).
 DO $$
 DECLARE
 	path text := '/tmp/bloomfilter_hashing_' || pg_backend_pid() || '.copy';

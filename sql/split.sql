@@ -53,7 +53,7 @@ UNION ALL SELECT 'self-sized, rate', (SELECT bloom_agg(x::text, 0.001) = bloom_a
 UNION ALL SELECT 'no rows', (SELECT bloom_agg(x, 0.01, 1000) = bloom_agg(bloom_value(x), 0.01, 1000) FROM generate_series(1, 0) AS x)
 UNION ALL SELECT 'shaped, as bloom_agg_like', (SELECT bloom_agg_like(x, bloom_empty(0.02, 700)) = bloom_agg_shaped(bloom_value(x), bloom_shape(bloom_empty(0.02, 700))) FROM generate_series(1, 500) AS x);
 SELECT * FROM split_kinds;
--- golden vectors: the hash is bloom_add's (test/sql/hashing.sql pins it)
+-- golden vectors: the hash is bloom_add's (sql/hashing.sql pins it)
 SELECT bloom_value(42)::text AS int_42, bloom_value(42::numeric)::text = bloom_value(42)::text AS numeric_like_int,
 	bloom_value('abc'::text)::text AS text_abc, bloom_value(NULL::int) IS NULL AS null_is_null;
 SELECT q.query, e.error_code, e.error_message, e.error_detail
