@@ -138,6 +138,29 @@ register_qemu_i386() {
 		|| [ -e /proc/sys/fs/binfmt_misc/qemu-i386 ]
 }
 
+# What a chroot needs beyond a major's server and headers: the majors'
+# chroots (amd64) run the TAP tests, whose framework runs programs with
+# IPC::Run; the other architectures run no TAP test (test/arch.sh).
+extra_packages() {
+	[ "$1" = amd64 ] && echo libipc-run-perl
+	return 0
+}
+
+# A chroot made before a package joined extra_packages gets it now.
+add_missing_packages() {
+	local dir=$1 arch=$2 p missing=()
+	for p in $(extra_packages "$arch"); do
+		[ "$(chroot "$dir" dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)" = installed ] \
+			|| missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	echo "chroot.sh: adding ${missing[*]} to the chroot in $dir"
+	mount_into "$dir"
+	apt_in "$dir" update
+	apt_in "$dir" install -y --no-install-recommends "${missing[@]}"
+	apt_in "$dir" clean
+}
+
 ensure() {
 	local name dir suite arch
 	name=$(chroot_of "$1")
@@ -154,13 +177,16 @@ ensure() {
 		update-binfmts --enable >/dev/null 2>&1 || true
 		if [ "$arch" = i386 ]; then register_qemu_i386; fi
 	fi
-	[ -f "$dir/.bloomfilter-complete" ] && return 0
 	# one creator at a time (18 and 19 share a chroot; test-all prepares
 	# chroots in the background)
 	mkdir -p "$CACHE"
 	exec 9>"$CACHE/$name.lock"
 	flock 9
-	[ -f "$dir/.bloomfilter-complete" ] && { exec 9>&-; return 0; }
+	if [ -f "$dir/.bloomfilter-complete" ]; then
+		add_missing_packages "$dir" "$arch"
+		exec 9>&-
+		return 0
+	fi
 
 	host_packages debootstrap
 	echo "chroot.sh: creating the $name chroot in $dir"
@@ -186,7 +212,8 @@ ensure() {
 	apt_in "$dir" update
 	local major packages
 	for major in $(majors_of_chroot "$name"); do
-		packages=(postgresql-$major postgresql-server-dev-$major libxxhash-dev gcc make libc6-dev)
+		packages=(postgresql-$major postgresql-server-dev-$major libxxhash-dev gcc make libc6-dev
+			$(extra_packages "$arch"))
 		local target
 		target=$(target_release_of "$major")
 		if [ -n "$target" ]; then

@@ -203,24 +203,55 @@ if [ "$status" -ne 0 ] && [ -s "$BUILD/regression.diffs" ]; then
 fi
 fi
 
-# ---- cluster-level test scripts: test/cluster/*.sh ----
-# Each is run as "script INSTDIR" with PG_CONFIG, BLOOM_ROOT and BLOOM_BUILD set;
-# it starts the throwaway clusters it needs (test/pg_cluster.sh), prints one
-# line "name: N passed, M failed" and exits non-zero if anything failed.
-# BLOOM_SKIP_CLUSTER_TESTS (space-separated base names) skips some.
+# ---- TAP tests: t/*.pl, on PostgreSQL's framework ----
+# Each runs alone through "make prove_installcheck PROVE_TESTS=t/NAME.pl",
+# starting the servers it needs from the install tree (BLOOM_INST); its
+# last line is "NAME: N passed, M failed".  initdb refuses root: as root the
+# tests run as postgres, from a copy of the tree when postgres cannot read
+# this one.  A failed test's logs (its own and its servers') are kept in
+# $BUILD/tap-logs/NAME.  BLOOM_SKIP_CLUSTER_TESTS (space-separated names,
+# t/011_parallel.pl is "parallel") skips some.
 export BLOOM_ROOT=$ROOT BLOOM_BUILD=$BUILD PG_CONFIG
-for script in "$ROOT"/test/cluster/*.sh; do
-	[ -e "$script" ] || continue
-	runs cluster || break
-	name=$(basename "$script" .sh)
-	case " ${BLOOM_SKIP_CLUSTER_TESTS:-} " in *" $name "*) continue ;; esac
-	heading "cluster test: $name"
-	run_counted "$name" "$BUILD/cluster-$name.log" "$script" "$inst"
-done
+if runs cluster; then
+	tap_root=$ROOT
+	tap_run=$BUILD/tap
+	as_tester=()
+	rm -rf "$tap_run" "$BUILD/tap-logs"
+	mkdir -p "$tap_run"
+	if [ "$(id -u)" = 0 ]; then
+		as_tester=(runuser -u postgres --)
+		chown postgres: "$tap_run"
+		if ! runuser -u postgres -- test -r "$ROOT/t/BloomTest.pm"; then
+			tap_root=$(mktemp -d /tmp/bloomfilter-src.XXXXXX)
+			cleanup+=("rm -rf '$tap_root'")
+			tar -C "$ROOT" --exclude=./build --exclude=./.git -cf - . | tar -C "$tap_root" -xf -
+			chmod -R a+rX "$tap_root"
+			echo "(user postgres cannot read $ROOT, so the TAP tests run from a copy in $tap_root)"
+		fi
+	fi
+	for test in "$tap_root"/t/*.pl; do
+		[ -e "$test" ] || continue
+		name=$(basename "$test" .pl)
+		name=${name#[0-9]*_}
+		case " ${BLOOM_SKIP_CLUSTER_TESTS:-} " in *" $name "*) continue ;; esac
+		heading "TAP test: t/$(basename "$test")"
+		before=$failed
+		run_counted "$name" "$BUILD/tap-$name.log" "${as_tester[@]}" env \
+			BLOOM_INST="$inst" BLOOM_ROOT="$tap_root" PG_CONFIG="$PG_CONFIG" \
+			make --no-print-directory -C "$tap_run" -f "$tap_root/Makefile" VPATH="$tap_root" \
+			PG_CONFIG="$PG_CONFIG" prove_installcheck PROVE_FLAGS=-v PROVE_TESTS="t/$(basename "$test")"
+		if [ "$failed" -ne "$before" ] && [ -d "$tap_run/tmp_check/log" ]; then
+			mkdir -p "$BUILD/tap-logs"
+			cp -r "$tap_run/tmp_check/log" "$BUILD/tap-logs/$name"
+			echo "(its logs are in $BUILD/tap-logs/$name; the tail of the test's own:)"
+			tail -n 40 "$BUILD/tap-logs/$name"/regress_log_* 2>/dev/null || true
+		fi
+	done
+fi
 
 # ---- test-all: the other majors, each in its chroot, then across majors ----
 # Each major's run is this script in its chroot ("test" with the SQL and
-# cluster tests: the C core is the same on every major, and its unit tests
+# TAP tests: the C core is the same on every major, and its unit tests
 # and fuzzers ran above), building into $BUILD/pgN; its last line is its
 # total.
 if [ "$mode" = test-all ]; then

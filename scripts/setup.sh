@@ -15,7 +15,9 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 # gcc, make and libc6-dev are what build-essential would bring that we use;
 # postgresql-server-dev-15 brings clang-14 and llvm for the JIT bitcode.
-packages=(postgresql-15 postgresql-server-dev-15 libxxhash-dev gcc make libc6-dev)
+# libipc-run-perl is what PostgreSQL's TAP framework (t/*.pl) runs programs
+# with; the framework itself comes with postgresql-server-dev-15.
+packages=(postgresql-15 postgresql-server-dev-15 libxxhash-dev gcc make libc6-dev libipc-run-perl)
 # test/unit.mk builds the sanitizer run with clang when there is one: bring
 # it (clang-14 is there already, through postgresql-server-dev-15), and its
 # sanitizer runtime, which clang does not pull in by itself.

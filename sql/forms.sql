@@ -15,7 +15,7 @@
 --                        more than ~2 kB: a TOAST pointer to plain chunks
 --
 -- Logical decoding adds the external indirect pointer, which SQL cannot
--- make; test/cluster/replication.sh covers it.
+-- make; t/012_replication.pl covers it.
 --
 -- First each row is shown to be in the form claimed, so that the test fails
 -- if PostgreSQL stores it differently; then every function that reads a

@@ -1,6 +1,6 @@
 --
 -- Security of the installed objects (whatever version chain installed them).
--- test/cluster/security.sh installs the extension under a hostile
+-- t/014_security.pl installs the extension under a hostile
 -- search_path and as a non-superuser; this checks the catalog of the
 -- database the suite runs in.
 --

@@ -31,7 +31,7 @@ PG15=/usr/lib/postgresql/15/bin/pg_config
 if [ "${1:-}" = --exchange-inside ]; then
 	host_pghost=$2 host_pgport=$3 arch=$4
 	export PG_CONFIG=$PG15
-	source "$ROOT/test/cluster/common.bash"
+	source "$ROOT/test/checks.bash"
 	here=("${PSQL[@]}")
 	host=("${PSQL[@]}" -h "$host_pghost" -p "$host_pgport")
 	files=$(mktemp -d /tmp/bloomfilter-exchange.XXXXXX)
@@ -147,7 +147,7 @@ built=false
 build_there() {
 	$built && return 0
 	"${in_chroot[@]}" bash -c "mkdir -p build/$arch && rm -rf build/$arch/inst &&
-		${make_there[*]} >/dev/null && ${make_there[*]} install DESTDIR=$inst/$arch >/dev/null && chmod -R a+rX $inst/$arch"
+		${make_there[*]} -j2 >/dev/null && ${make_there[*]} install DESTDIR=$inst/$arch >/dev/null && chmod -R a+rX $inst/$arch"
 	built=true
 }
 

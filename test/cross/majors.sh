@@ -57,7 +57,7 @@ if [ "$role" = main ]; then
 	exit
 fi
 
-source "$BLOOM_ROOT/test/cluster/common.bash"
+source "$BLOOM_ROOT/test/checks.bash"
 work=${BLOOM_CROSS_WORK:?}
 # Checks add up in $work/counts across the servers' phases.
 add_counts() {

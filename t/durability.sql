@@ -1,5 +1,5 @@
 --
--- Filters for test/cluster/durability.sh, and the checks it runs on every
+-- Filters for t/005_durability.pl, and the checks it runs on every
 -- copy of them (after pg_dump/pg_restore, COPY in text and binary form).
 --
 -- Each filter is built from a recipe, so any copy can be compared with a

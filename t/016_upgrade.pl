@@ -1,9 +1,6 @@
-#!/usr/bin/env bash
 # Upgrades: CREATE EXTENSION bloomfilter VERSION '1.0' (or '1.1'), then
 # ALTER EXTENSION bloomfilter UPDATE to the default version, must give what a
 # fresh install of the default version gives.
-#
-#   test/cluster/upgrade.sh INSTDIR
 #
 # - A filter stored under 1.0 reads back the same after the update.
 # - Every earlier version updates to the default version, by the scripts in
@@ -22,29 +19,80 @@
 #   library is built from this repository's history (the commit before the
 #   1.0 -> 1.1 script was added) when it can be; otherwise the 1.0 filter is
 #   built as 1.0 built it, with explicit m and k, by today's library.
-source "$(dirname "$0")/common.bash"
-cluster_main upgrade "$@"
-instdir=$1
+use strict;
+use warnings;
+use BloomTest;
+use File::Basename;
+use File::Path qw(make_path);
+use IPC::Run;
+use PostgreSQL::Test::Utils;
+use Test::More;
 
-control=$instdir$("$PG_CONFIG" --sharedir)/extension/bloomfilter.control
-default_version=$(sed -nE "s/^default_version[[:space:]]*=[[:space:]]*'([^']*)'.*/\1/p" "$control")
-echo "default version: $default_version"
+my $root = bloom_root();
+my $work = PostgreSQL::Test::Utils::tempdir;
+my $node = bloom_node('upgrade');
+
+my $control =
+	($ENV{BLOOM_INST} // '')
+  . $node->config_data('--sharedir')
+  . '/extension/bloomfilter.control';
+my ($default_version) =
+  slurp_file($control) =~ /^default_version[[:space:]]*=[[:space:]]*'([^']*)'/m
+  or die "no default_version in $control";
+note("default version: $default_version");
+
+# What psql printed on its standard output, as "$(psql ...) || true" keeps
+# it: the output up to an error (which goes to the log).
+sub output_of
+{
+	my ($db, $sql, @params) = @_;
+	my ($out, $err);
+	my $ret = $node->psql($db, $sql, stdout => \$out, stderr => \$err, @params);
+	if ($ret != 0)
+	{
+		diag("psql exited with $ret:\n$err");
+	}
+	elsif ($err ne '')
+	{
+		note($err);
+	}
+	return $out;
+}
+
+# What psql printed on either stream, as "$(psql ... 2>&1)" keeps it.
+sub all_output_of
+{
+	my ($db, $sql, @params) = @_;
+	my ($out, $err);
+	$node->psql($db, $sql, stdout => \$out, stderr => \$err, @params);
+	return join("\n", grep { $_ ne '' } $out, $err);
+}
+
+sub write_file
+{
+	my ($path, $contents) = @_;
+	open my $fh, '>', $path or die "could not write $path: $!";
+	print $fh $contents;
+	close $fh or die "could not write $path: $!";
+	return;
+}
 
 # The settings pg_regress gives a database it creates itself.
-for db in fresh upgraded from11; do
-	"${PSQL[@]}" -c "CREATE DATABASE $db TEMPLATE template0"
-	"${PSQL[@]}" -d "$db" <<SQL
+foreach my $db (qw(fresh upgraded from11))
+{
+	$node->safe_psql('postgres', "CREATE DATABASE $db TEMPLATE template0");
+	$node->safe_psql($db, qq{
 ALTER DATABASE $db SET lc_messages TO 'C';
 ALTER DATABASE $db SET lc_monetary TO 'C';
 ALTER DATABASE $db SET lc_numeric TO 'C';
 ALTER DATABASE $db SET lc_time TO 'C';
 ALTER DATABASE $db SET bytea_output TO 'hex';
 ALTER DATABASE $db SET timezone_abbreviations TO 'Default';
-SQL
-done
+});
+}
 
-"${PSQL[@]}" -d fresh -c "CREATE EXTENSION bloomfilter"
-got=$("${PSQL[@]}" -d upgraded <<'SQL'
+$node->safe_psql('fresh', 'CREATE EXTENSION bloomfilter');
+my $got = output_of('upgraded', q{
 CREATE EXTENSION bloomfilter VERSION '1.0';
 SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter';
 CREATE TABLE kept AS
@@ -55,29 +103,29 @@ SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter';
 SELECT f::text = t, t::bloom = f, bloom_contains(f, 1000), bloom_contains(f, 1000::numeric)
 FROM kept;
 DROP TABLE kept;
-SQL
-) || true
-check "1.0 installs, updates to $default_version, and a filter stored under 1.0 reads back the same" \
-	"$(printf '1.0\n%s\nt|t|t|t' "$default_version")" "$got"
+});
+is($got, "1.0\n$default_version\nt|t|t|t",
+	"1.0 installs, updates to $default_version, and a filter stored under 1.0 reads back the same"
+);
 
-got=$("${PSQL[@]}" -d from11 <<'SQL'
+$got = output_of('from11', q{
 CREATE EXTENSION bloomfilter VERSION '1.1';
 SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter';
 ALTER EXTENSION bloomfilter UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter';
-SQL
-) || true
-check "1.1 installs and updates to $default_version" "$(printf '1.1\n%s' "$default_version")" "$got"
+});
+is($got, "1.1\n$default_version", "1.1 installs and updates to $default_version");
 
-got=$("${PSQL[@]}" -d fresh -c "SELECT source || ': ' || path FROM pg_extension_update_paths('bloomfilter')
-	WHERE target = '$default_version' AND path IS NOT NULL ORDER BY source") || true
-check "every earlier version updates to $default_version through each script in turn" \
-	"$(printf '1.0: 1.0--1.1--1.2--1.3\n1.1: 1.1--1.2--1.3\n1.2: 1.2--1.3')" "$got"
+$got = output_of('fresh',
+	"SELECT source || ': ' || path FROM pg_extension_update_paths('bloomfilter')
+	WHERE target = '$default_version' AND path IS NOT NULL ORDER BY source");
+is( $got,
+	"1.0: 1.0--1.1--1.2--1.3\n1.1: 1.1--1.2--1.3\n1.2: 1.2--1.3",
+	"every earlier version updates to $default_version through each script in turn");
 
 # One line per member, and per dependency and comment of a member: a
 # description that names every property an install script sets.
-describe_members() {
-	"${PSQL[@]}" -d "$1" <<'SQL'
+my $describe_members = q{
 WITH members AS (
 	SELECT d.classid, d.objid
 	FROM pg_depend d JOIN pg_extension e ON d.refobjid = e.oid
@@ -145,43 +193,80 @@ SELECT 'extension: relocatable=' || extrelocatable || ' version=' || extversion
 	|| ' schema=' || extnamespace::regnamespace
 FROM pg_extension WHERE extname = 'bloomfilter'
 ORDER BY 1;
-SQL
+};
+
+my $fresh = $node->safe_psql('fresh', $describe_members) . "\n";
+write_file("$work/fresh.txt", $fresh);
+my $members = () = $fresh =~ / :: /g;
+my $lines   = () = $fresh =~ /\n/g;
+note("fresh install: $members members, $lines description lines");
+foreach my $db (qw(upgraded from11))
+{
+	my $described = $node->safe_psql($db, $describe_members) . "\n";
+	write_file("$work/$db.txt", $described);
+	ok($members > 40 && $described eq $fresh,
+		"the extension updated in database $db has the objects of a fresh install of $default_version"
+	  )
+	  or diag("it differs from a fresh install of $default_version ($members members):\n"
+		  . diff_of("$work/fresh.txt", "$work/$db.txt"));
 }
 
-work=$(mktemp -d /tmp/bloomfilter-upgrade.XXXXXX)
-chmod 777 "$work"
-trap 'rm -rf "$work"' EXIT
-describe_members fresh >"$work/fresh.txt"
-members=$(grep -c ' :: ' "$work/fresh.txt" || true)
-echo "fresh install: $members members, $(wc -l <"$work/fresh.txt") description lines"
-for db in upgraded from11; do
-	describe_members "$db" >"$work/$db.txt"
-	if [ "$members" -gt 40 ] && diff -u "$work/fresh.txt" "$work/$db.txt"; then
-		pass "the extension updated in database $db has the objects of a fresh install of $default_version"
-	else
-		fail "the extension updated in database $db differs from a fresh install of $default_version (diff above)"
-	fi
-done
-
 # The pg_regress suite, as "make installcheck" runs it (setup, which defines
-# the helpers the others use, then the rest), on the upgraded database.
-tests="setup $(cd "$BLOOM_ROOT/sql" && ls ./*.sql | grep -v "bloomfilter--" | sed -e 's|^\./||' -e 's|\.sql$||' | grep -vx setup | sort)"
-status=0
-"$("$PG_CONFIG" --pkglibdir)/pgxs/src/test/regress/pg_regress" \
-	--inputdir="$BLOOM_ROOT" --outputdir="$work" --bindir="$BINDIR" \
-	--use-existing --dbname=upgraded $tests >"$work/regress.log" 2>&1 || status=$?
-cat "$work/regress.log"
-ntests=$(wc -w <<<"$tests")
-nfailed=$(grep -cE '^(not ok|test .*\.\.\. FAILED| *[a-z_0-9]+ +\.\.\. FAILED)' "$work/regress.log" || true)
-if [ "$status" -eq 0 ] && grep -q "All $ntests tests passed" "$work/regress.log"; then
-	passed=$((passed + ntests))
-else
-	[ "$nfailed" -gt 0 ] || nfailed=1
-	failed=$((failed + nfailed))
-	passed=$((passed + ntests - nfailed))
-	[ -s "$work/regression.diffs" ] && head -n 200 "$work/regression.diffs"
-	echo "FAIL: pg_regress on the upgraded database (exit $status)"
-fi
+# the helpers the others use, then the rest), on the upgraded database: one
+# check per test.
+my @tests = (
+	'setup',
+	sort grep { $_ ne 'setup' && !/^bloomfilter--/ }
+	  map { basename($_, '.sql') } glob("$root/sql/*.sql"));
+my $regress_log = '';
+IPC::Run::run(
+	[
+		$ENV{PG_REGRESS},
+		"--inputdir=$root",
+		"--outputdir=$work",
+		'--bindir=' . $node->config_data('--bindir'),
+		'--host=' . $node->host,
+		'--port=' . $node->port,
+		'--use-existing',
+		'--dbname=upgraded',
+		@tests
+	],
+	'>&', \$regress_log);
+my $regress_status = $? >> 8;
+note($regress_log);
+# A test's line: "test NAME ... ok" up to 15, "ok N - NAME" (TAP) from 16.
+my %regress_result;
+foreach my $line (split /\n/, $regress_log)
+{
+	if ($line =~ /^test ([a-z_0-9]+) +\.\.\. (ok|FAILED)/
+		|| $line =~ /^ *([a-z_0-9]+) +\.\.\. (ok|FAILED)/)
+	{
+		$regress_result{$1} = $2 eq 'ok' ? 'ok' : 'failed';
+	}
+	elsif ($line =~ /^(ok|not ok) +\d+ +[-+] +([a-z_0-9]+)/)
+	{
+		$regress_result{$2} = $1 eq 'ok' ? 'ok' : 'failed';
+	}
+}
+my $regress_failed = 0;
+foreach my $test (@tests)
+{
+	my $result = $regress_result{$test} // 'not run';
+	$regress_failed++ if $result ne 'ok';
+	is($result, 'ok', "pg_regress on the upgraded database: $test");
+}
+my $ntests = @tests;
+if ($regress_failed == 0
+	&& ($regress_status != 0 || $regress_log !~ /All $ntests tests passed/))
+{
+	fail("pg_regress on the upgraded database (exit $regress_status)");
+}
+if ($regress_failed && -s "$work/regression.diffs")
+{
+	my @diffs = split /\n/, slurp_file("$work/regression.diffs");
+	$#diffs = 199 if @diffs > 200;
+	diag(join("\n", @diffs));
+}
 
 # ---- Users' objects across the update ----
 #
@@ -194,11 +279,13 @@ fi
 # before (for the set operations, the old internal-state path before and
 # the new one after), REFRESH give the same, and pg_dump / pg_restore of
 # the database keep it all.
-"${PSQL[@]}" -c "CREATE ROLE app_owner LOGIN"
-owner_psql=("${PSQL[@]}" -U app_owner)
-objects_sql() {
-	local version=$1
-	cat <<'SQL'
+$node->safe_psql('postgres', 'CREATE ROLE app_owner LOGIN');
+my @as_owner = (extra_params => [ '-U', 'app_owner' ]);
+
+sub objects_sql
+{
+	my ($version) = @_;
+	my $sql = q{
 CREATE TABLE ev AS SELECT x, x % 5 AS g, 'k' || x AS t FROM generate_series(1, 20000) AS x;
 CREATE TABLE fs AS SELECT g, bloom_agg(x, 0.01, 10000) AS f FROM ev GROUP BY g;
 CREATE VIEW v_fixed AS SELECT g, bloom_agg(x, 0.01, 10000) AS f FROM ev GROUP BY g;
@@ -213,73 +300,110 @@ CREATE FUNCTION fn_fixed(lo int) RETURNS bloom LANGUAGE sql STABLE
 CREATE FUNCTION fn_union() RETURNS bloom LANGUAGE sql STABLE
 	RETURN (SELECT bloom_union_agg(f) FROM fs);
 CREATE VIEW v_fn AS SELECT 0 AS g, fn_fixed(100) AS f UNION ALL SELECT 1, fn_union();
-SQL
-	if [ "$version" != 1.0 ]; then
-		cat <<'SQL'
+};
+	$sql .= q{
 CREATE VIEW v_auto AS SELECT g, bloom_agg(x) AS f FROM ev GROUP BY g;
 CREATE VIEW v_auto_rate AS SELECT 0 AS g, bloom_agg(t, 0.02) AS f FROM ev;
 CREATE MATERIALIZED VIEW mv_auto AS SELECT g, bloom_agg(x, 0.05) AS f FROM ev GROUP BY g;
 CREATE FUNCTION fn_auto() RETURNS bloom LANGUAGE sql STABLE
 	BEGIN ATOMIC SELECT bloom_agg(x) FROM ev; END;
 CREATE VIEW v_fn_auto AS SELECT 0 AS g, fn_auto() AS f;
-SQL
-	fi
-	if [ "$version" = 1.2 ]; then
-		cat <<'SQL'
+} if $version ne '1.0';
+	$sql .= q{
 CREATE VIEW v_like AS SELECT 0 AS g, bloom_agg_like(x, (SELECT f FROM fs WHERE g = 0)) AS f FROM ev;
-SQL
-	fi
+} if $version eq '1.2';
+	return $sql;
 }
-# One line per view and materialized view of database $1: its name and the
+
+# One line per view and materialized view of database DB: its name and the
 # md5 of its filters' text forms, in the order of g.
-snapshot() {
-	local rel
-	for rel in $("${owner_psql[@]}" -d "$1" -c "SELECT relname FROM pg_class
-		WHERE relnamespace = 'public'::regnamespace AND relkind IN ('v', 'm') ORDER BY 1"); do
-		echo "$rel $("${owner_psql[@]}" -d "$1" -c "SELECT md5(string_agg(f::text, ',' ORDER BY g)) FROM $rel" 2>&1)"
-	done
+sub snapshot
+{
+	my ($db) = @_;
+	my @lines;
+	foreach my $rel (
+		split /\n/,
+		$node->safe_psql(
+			$db, "SELECT relname FROM pg_class
+		WHERE relnamespace = 'public'::regnamespace AND relkind IN ('v', 'm') ORDER BY 1",
+			@as_owner))
+	{
+		push @lines,
+		  "$rel "
+		  . all_output_of($db,
+			"SELECT md5(string_agg(f::text, ',' ORDER BY g)) FROM $rel", @as_owner);
+	}
+	return join("\n", @lines);
 }
-declare -A expected_objects=([1.0]=7 [1.1]=11 [1.2]=12)
-for version in 1.0 1.1 1.2; do
-	db=objects_${version/./_}
-	"${PSQL[@]}" -c "CREATE DATABASE $db OWNER app_owner TEMPLATE template0"
-	"${PSQL[@]}" -d "$db" -c "ALTER SCHEMA public OWNER TO app_owner"
-	created=$("${owner_psql[@]}" -d "$db" 2>&1 <<SQL
+
+my %expected_objects = ('1.0' => 7, '1.1' => 11, '1.2' => 12);
+foreach my $version ('1.0', '1.1', '1.2')
+{
+	(my $db = "objects_$version") =~ s/\./_/;
+	$node->safe_psql('postgres', "CREATE DATABASE $db OWNER app_owner TEMPLATE template0");
+	$node->safe_psql($db, 'ALTER SCHEMA public OWNER TO app_owner');
+	my $created = all_output_of(
+		$db, qq{
 SELECT rolsuper FROM pg_roles WHERE rolname = current_user;
 CREATE EXTENSION bloomfilter VERSION '$version';
-$(objects_sql "$version")
-SQL
-	) || true
-	check "a database owner who is not a superuser creates the extension at $version and objects on its aggregates" \
-		f "$created"
-	before=$(snapshot "$db")
-	nobjects=$(grep -cE '^[a-z_]+ [0-9a-f]{32}$' <<<"$before" || true)
-	echo "$version's objects before the update:" $before
-	check "$version: every view and materialized view answers" "${expected_objects[$version]}" "$nobjects"
-	updated=$("${owner_psql[@]}" -d "$db" -c "ALTER EXTENSION bloomfilter UPDATE" 2>&1) && updated=ok
-	check "the owner updates the extension from $version without CASCADE" ok "$updated"
-	check "the $nobjects views and materialized views on $version's aggregates answer the same after ALTER EXTENSION UPDATE" \
-		"$before" "$(snapshot "$db")"
-	got=$("${owner_psql[@]}" -d "$db" 2>&1 <<SQL
+} . objects_sql($version), @as_owner);
+	is($created, 'f',
+		"a database owner who is not a superuser creates the extension at $version and objects on its aggregates"
+	);
+	my $before   = snapshot($db);
+	my $nobjects = () = $before =~ /^[a-z_]+ [0-9a-f]{32}$/mg;
+	note("${version}'s objects before the update:\n$before");
+	is($nobjects, $expected_objects{$version},
+		"$version: every view and materialized view answers");
+	my ($update_out, $update_err);
+	my $updated =
+	  $node->psql(
+		$db, 'ALTER EXTENSION bloomfilter UPDATE',
+		stdout => \$update_out,
+		stderr => \$update_err,
+		@as_owner) == 0
+	  ? 'ok'
+	  : join("\n", grep { $_ ne '' } $update_out, $update_err);
+	is($updated, 'ok', "the owner updates the extension from $version without CASCADE");
+	is(snapshot($db), $before,
+		"the $nobjects views and materialized views on ${version}'s aggregates answer the same after ALTER EXTENSION UPDATE"
+	);
+	$got = output_of(
+		$db, q{
 SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter';
 SELECT string_agg(a.aggfnoid::regprocedure || ' ' || a.aggtranstype::regtype, ', '
 	ORDER BY a.aggfnoid::regprocedure::text)
 FROM pg_aggregate AS a
 WHERE a.aggfnoid IN ('bloom_union_agg(bloom)'::regprocedure, 'bloom_intersection_agg(bloom)'::regprocedure);
 REFRESH MATERIALIZED VIEW mv_fixed;
-SQL
-	) || true
-	check "the database updated from $version is at $default_version, bloom_union_agg and bloom_intersection_agg (which its views use) have states of type bloom, and REFRESH works" \
-		"$(printf '%s\nbloom_intersection_agg(bloom) bloom, bloom_union_agg(bloom) bloom' "$default_version")" "$got"
-	check "after REFRESH MATERIALIZED VIEW the objects from $version answer the same" \
-		"$before" "$(snapshot "$db")"
-	"$BINDIR/pg_dump" -h "$PGHOST" -p "$PGPORT" -U postgres -Fc -f "$work/$db.dump" "$db"
-	"${PSQL[@]}" -c "CREATE DATABASE ${db}_restored OWNER app_owner TEMPLATE template0"
-	restore_log=$("$BINDIR/pg_restore" -h "$PGHOST" -p "$PGPORT" -U postgres -d "${db}_restored" \
-		--exit-on-error "$work/$db.dump" 2>&1) && restored=ok || restored="failed: $restore_log"
-	check "pg_dump / pg_restore of the database updated from $version succeeds" ok "$restored"
-	check "after pg_restore the objects from $version answer the same" "$before" "$(snapshot "${db}_restored")"
-done
+}, @as_owner);
+	is( $got,
+		"$default_version\nbloom_intersection_agg(bloom) bloom, bloom_union_agg(bloom) bloom",
+		"the database updated from $version is at $default_version, bloom_union_agg and bloom_intersection_agg (which its views use) have states of type bloom, and REFRESH works"
+	);
+	is(snapshot($db), $before,
+		"after REFRESH MATERIALIZED VIEW the objects from $version answer the same");
+	run_log(
+		[
+			'pg_dump', '-h', $node->host, '-p', $node->port,
+			'-Fc',     '-f', "$work/$db.dump", $db
+		])
+	  or die "pg_dump of $db failed";
+	$node->safe_psql('postgres',
+		"CREATE DATABASE ${db}_restored OWNER app_owner TEMPLATE template0");
+	my $restore_log = '';
+	my $restored =
+	  IPC::Run::run(
+		[
+			'pg_restore', '-h', $node->host, '-p', $node->port,
+			'-d', "${db}_restored", '--exit-on-error', "$work/$db.dump"
+		],
+		'>&', \$restore_log) ? 'ok' : "failed: $restore_log";
+	is($restored, 'ok',
+		"pg_dump / pg_restore of the database updated from $version succeeds");
+	is(snapshot("${db}_restored"), $before,
+		"after pg_restore the objects from $version answer the same");
+}
 
 # ---- Stored rollups across the upgrade ----
 #
@@ -290,74 +414,113 @@ done
 # which does not combine with day 1; bloom_agg_like(x, day 1) gives day 2
 # (visitors 50001..150000) in day 1's shape, and the rollup is the filter 1.0
 # would have built.
-"${PSQL[@]}" -c "CREATE DATABASE rollup TEMPLATE template0"
-# The 1.0 library: the parent of the commit that added the 1.0 -> 1.1 script.
-old_inst=""
-old_why=""
-git_root=(git -c safe.directory='*' -C "$BLOOM_ROOT")
-if ! added=$("${git_root[@]}" log --diff-filter=A --format=%H -- sql/bloomfilter--1.0--1.1.sql 2>/dev/null | tail -n 1) ||
-	[ -z "$added" ] || ! "${git_root[@]}" cat-file -e "$added^" 2>/dev/null; then
-	old_why="the repository's history is not here"
-else
-	mkdir -p "$work/old/src" "$work/old/build"
-	mk_old=(make -C "$work/old/build" -f "$work/old/src/Makefile" VPATH="$work/old/src" PG_CONFIG="$PG_CONFIG")
-	if "${git_root[@]}" archive "$added^" | tar -x -C "$work/old/src" &&
-		"${mk_old[@]}" -j2 >"$work/old/build.log" 2>&1 &&
-		"${mk_old[@]}" install DESTDIR="$work/old/inst" >>"$work/old/build.log" 2>&1; then
-		old_inst=$work/old/inst
-		chmod -R a+rX "$work/old"
-		echo "1.0 library: built from commit $("${git_root[@]}" rev-parse --short "$added^")"
-	else
-		tail -n 20 "$work/old/build.log"
-		old_why="the 1.0 sources of commit ${added:0:7}^ do not build here"
-	fi
-fi
+$node->safe_psql('postgres', 'CREATE DATABASE rollup TEMPLATE template0');
 
-day1_sql="
+# The 1.0 library: the parent of the commit that added the 1.0 -> 1.1 script.
+my $old_inst = '';
+my $old_why  = '';
+my @git      = ('git', '-c', 'safe.directory=*', '-C', $root);
+my ($git_out, $git_err) = ('', '');
+IPC::Run::run(
+	[
+		@git, 'log', '--diff-filter=A', '--format=%H', '--',
+		'sql/bloomfilter--1.0--1.1.sql'
+	],
+	'>', \$git_out, '2>', \$git_err);
+my @added = split /\n/, $git_out;
+my $added = @added ? $added[-1] : '';
+if ($added eq ''
+	|| !IPC::Run::run([ @git, 'cat-file', '-e', "$added^" ], '2>', \$git_err))
+{
+	$old_why = "the repository's history is not here";
+}
+else
+{
+	make_path("$work/old/src", "$work/old/build");
+	# The build is make's own, not the one of the make that runs this test.
+	local %ENV = %ENV;
+	delete @ENV{qw(MAKEFLAGS MAKELEVEL MFLAGS MAKEOVERRIDES)};
+	my @mk_old = (
+		'make', '-C', "$work/old/build", '-f', "$work/old/src/Makefile",
+		"VPATH=$work/old/src",
+		'PG_CONFIG=' . $node->config_data('--bindir') . '/pg_config');
+	my ($build_log, $install_log) = ('', '');
+	my $built =
+	  IPC::Run::run([ @git, 'archive', "$added^" ],
+		'|', [ 'tar', '-x', '-C', "$work/old/src" ])
+	  && IPC::Run::run([ @mk_old, '-j2' ], '>&', \$build_log)
+	  && IPC::Run::run([ @mk_old, 'install', "DESTDIR=$work/old/inst" ],
+		'>&', \$install_log);
+	$build_log .= $install_log;
+	if ($built)
+	{
+		$old_inst = "$work/old/inst";
+		my $commit = '';
+		IPC::Run::run([ @git, 'rev-parse', '--short', "$added^" ], '>', \$commit);
+		chomp $commit;
+		note("1.0 library: built from commit $commit");
+	}
+	else
+	{
+		my @tail = split /\n/, $build_log;
+		splice(@tail, 0, @tail - 20) if @tail > 20;
+		note(join("\n", @tail));
+		$old_why = 'the 1.0 sources of commit '
+		  . substr($added, 0, 7)
+		  . '^ do not build here';
+	}
+}
+
+my $day1_sql = q{
 CREATE EXTENSION bloomfilter VERSION '1.0';
 CREATE TABLE daily (day date PRIMARY KEY, f bloom NOT NULL);
-CREATE TABLE expected (f bloom NOT NULL);"
-if [ -n "$old_inst" ]; then
-	"$BLOOM_PG_CTL" stop >/dev/null
-	"$BLOOM_PG_CTL" -o "-c extension_destdir='$old_inst'" start >/dev/null
-	got=$("${PSQL[@]}" -d rollup <<SQL
-$day1_sql
+CREATE TABLE expected (f bloom NOT NULL);
+};
+my $how;
+if ($old_inst ne '')
+{
+	# The server loads the 1.0 library for day 1, then this one again.
+	my $conf_file = $node->data_dir . '/postgresql.conf';
+	my $conf      = slurp_file($conf_file);
+	$node->append_conf('postgresql.conf',
+		join("\n", BloomTest::load_from_conf($old_inst)));
+	$node->restart;
+	$got = output_of('rollup', $day1_sql . q{
 INSERT INTO daily SELECT '2026-01-01', bloom_agg(i, 0.01, 10000000) FROM generate_series(1, 100000) AS i;
 INSERT INTO expected SELECT bloom_agg(i, 0.01, 10000000) FROM generate_series(1, 150000) AS i;
 SELECT extversion, (bloom_info(f)).m, (bloom_info(f)).k, substr(f::text, 1, 12)
 FROM daily, pg_extension WHERE extname = 'bloomfilter';
-SQL
-	) || true
-	"$BLOOM_PG_CTL" stop >/dev/null
-	"$BLOOM_PG_CTL" start >/dev/null
-	how="the 1.0 library"
+});
+	write_file($conf_file, $conf);
+	$node->restart;
+	$how = 'the 1.0 library';
+}
 else
-	echo "note: $old_why; day 1 is built as 1.0 built it (explicit m and k) by today's library"
-	got=$("${PSQL[@]}" -d rollup <<SQL
-$day1_sql
-CREATE FUNCTION added(f bloom, lo int, hi int) RETURNS bloom LANGUAGE plpgsql AS \$\$
+{
+	note("$old_why; day 1 is built as 1.0 built it (explicit m and k) by today's library");
+	$got = output_of('rollup', $day1_sql . q{
+CREATE FUNCTION added(f bloom, lo int, hi int) RETURNS bloom LANGUAGE plpgsql AS $$
 BEGIN
 	FOR i IN lo..hi LOOP
 		f := bloom_add(f, i);
 	END LOOP;
 	RETURN f;
 END
-\$\$;
+$$;
 INSERT INTO daily SELECT '2026-01-01', added(bloom_empty_mk(95850584, 7), 1, 300);
 INSERT INTO expected SELECT added(bloom_empty_mk(95850584, 7), 1, 450);
 SELECT extversion, (bloom_info(f)).m, (bloom_info(f)).k, substr(f::text, 1, 12)
 FROM daily, pg_extension WHERE extname = 'bloomfilter';
-SQL
-	) || true
-	how="today's library with explicit m and k"
-fi
-check "1.0's daily filter of bloom_agg(x, 0.01, 10000000), built by $how, is scheme 1 with the classic m and k" \
-	"1.0|95850584|7|bloom:v1:h1:" "$got"
+});
+	$how = "today's library with explicit m and k";
+}
+is($got, '1.0|95850584|7|bloom:v1:h1:',
+	"1.0's daily filter of bloom_agg(x, 0.01, 10000000), built by $how, is scheme 1 with the classic m and k"
+);
 # the fallback's days are smaller: 1..300 and 151..450
-last=150000 overlap=50001
-[ -n "$old_inst" ] || last=450 overlap=151
+my ($last, $overlap) = $old_inst ne '' ? (150000, 50001) : (450, 151);
 
-got=$("${PSQL[@]}" -d rollup <<SQL
+$got = output_of('rollup', qq{
 ALTER EXTENSION bloomfilter UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter';
 -- the same call now builds a blocked filter, which does not combine with day 1
@@ -372,12 +535,12 @@ EXCEPTION WHEN OTHERS THEN
 END
 \$\$;
 SELECT sqlstate_of('SELECT (SELECT f FROM daily) | (SELECT f FROM plain)');
-SQL
-) || true
-check "after the update the same call builds a blocked filter, which does not combine with day 1" \
-	"$(printf '%s\n98959360|6|bloom:v1:h2:\n22023' "$default_version")" "$got"
+});
+is( $got,
+	"$default_version\n98959360|6|bloom:v1:h2:\n22023",
+	'after the update the same call builds a blocked filter, which does not combine with day 1');
 
-got=$("${PSQL[@]}" -d rollup <<SQL
+$got = output_of('rollup', qq{
 INSERT INTO daily
 SELECT '2026-01-02', bloom_agg_like(i, (SELECT f FROM daily WHERE day = '2026-01-01'))
 FROM generate_series($overlap, $last) AS i;
@@ -392,9 +555,10 @@ SELECT (SELECT count(*) FROM generate_series(1, $last) AS i WHERE NOT f @> i) AS
 FROM rollup;
 -- and a filter kept up to date with bloom_add starts from bloom_empty_like
 SELECT bloom_union(f, bloom_add(bloom_empty_like(f), $last + 1)) @> ($last + 1) FROM rollup;
-SQL
-) || true
-check "day 2, built after the update by bloom_agg_like in day 1's shape, unions with day 1 into the filter 1.0 would build of both days, with every value" \
-	"$(printf '2|t\n0|t|t\nt')" "$got"
+});
+is( $got,
+	"2|t\n0|t|t\nt",
+	"day 2, built after the update by bloom_agg_like in day 1's shape, unions with day 1 into the filter 1.0 would build of both days, with every value"
+);
 
-cluster_done
+bloom_done();

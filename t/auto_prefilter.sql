@@ -1,5 +1,5 @@
--- test/cluster/auto-prefilter.sql: the randomized differential test of
--- bloomfilter.auto_prefilter (run by test/cluster/auto-prefilter.sh, which
+-- t/auto_prefilter.sql: the randomized differential test of
+-- bloomfilter.auto_prefilter (run by t/001_auto_prefilter.pl, which
 -- creates the tables l, big, f, fp and the collations first).
 --
 -- apf_query(seed, i) generates query i of a run: a join form, a key pair, a

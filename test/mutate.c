@@ -1,6 +1,6 @@
 /*
  * mutate.c: deterministic mutations of valid filters, for
- * test/cluster/mutation.sh.
+ * t/010_mutation.pl.
  *
  *   mutate SEEDS TEXT_OUT BINARY_DIR BINARY_MANIFEST
  *

@@ -1,7 +1,7 @@
 --
--- Mutation tests, run by test/cluster/mutation.sh in a SQL_ASCII database
+-- Mutation tests, run by t/010_mutation.pl in a SQL_ASCII database
 -- (so that any byte but NUL reaches the type's input function) after
--- test/cluster/mutate.c has written the mutated inputs.
+-- test/mutate.c has written the mutated inputs.
 --
 -- Variables: text_file and binary_file, the generator's two lists.
 --
@@ -190,7 +190,7 @@ GROUP BY kind, sqlstate ORDER BY kind DESC, sqlstate;
 SELECT id, seed, class, expect, verdict, sqlstate, problem, left(message, 120) AS message
 FROM outcome WHERE problem IS NOT NULL ORDER BY id LIMIT 30;
 
--- One line per check, read by mutation.sh.
+-- One line per check, read by t/010_mutation.pl.
 \pset format unaligned
 \pset tuples_only on
 SELECT format('CHECK %s %s (%s inputs, %s failed)',

@@ -1,7 +1,4 @@
-#!/usr/bin/env bash
 # Install-script security and the trusted-extension set-up.
-#
-#   test/cluster/security.sh INSTDIR
 #
 # 1. The install and upgrade scripts (sql/bloomfilter--*.sql), comments and
 #    string literals removed: no CREATE OR REPLACE, no SQL or PL function
@@ -14,54 +11,104 @@
 #    and pg_catalog), and a planted reference must be caught by it.
 # 3. The extension is trusted: a non-superuser who owns a database can create,
 #    update, use and drop it; one who does not cannot create it.
-source "$(dirname "$0")/common.bash"
-cluster_main security "$@"
+use strict;
+use warnings;
+use BloomTest;
+use File::Basename;
+use IPC::Run;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $root = bloom_root();
+my $tmp  = PostgreSQL::Test::Utils::tempdir;
 
 # ---- 1. the scripts themselves ----
 
 # Built-in names that must appear only as pg_catalog.<name>.
-builtin='cstring|internal|anyelement|anyarray|anycompatible|anynonarray|bytea|bool|boolean|float4|float8|int2|int4|int8|integer|bigint|smallint|text|oid|regclass|regtype|void|record|numeric|double precision|eqsel|eqjoinsel|neqsel|neqjoinsel|scalarltsel|scalargtsel|areasel|contsel'
-for script in "$BLOOM_ROOT"/sql/bloomfilter--*.sql; do
-	name=$(basename "$script")
+my $builtin =
+	'cstring|internal|anyelement|anyarray|anycompatible|anynonarray|bytea|bool|boolean'
+  . '|float4|float8|int2|int4|int8|integer|bigint|smallint|text|oid|regclass|regtype|void'
+  . '|record|numeric|double precision|eqsel|eqjoinsel|neqsel|neqjoinsel|scalarltsel'
+  . '|scalargtsel|areasel|contsel';
+
+# The lines of CODE that match PATTERN, as "grep -n" gives them.
+sub numbered_hits
+{
+	my ($code, $pattern) = @_;
+	my @lines = split /\n/, $code, -1;
+	return map { ($_ + 1) . ":$lines[$_]" } grep { $lines[$_] =~ $pattern } 0 .. $#lines;
+}
+
+foreach my $script (sort glob("$root/sql/bloomfilter--*.sql"))
+{
+	my $name = basename($script);
 	# Drop /* */ comments, -- comments, string literals and the psql guard.
-	code=$(perl -0777 -pe 's{/\*.*?\*/}{}gs; s{--[^\n]*}{}g; s{'"'"'(?:[^'"'"']|'"'"''"'"')*'"'"'}{'"''"'}g; s{^\\echo[^\n]*}{}mg' "$script")
+	my $code = slurp_file($script);
+	$code =~ s{/\*.*?\*/}{}gs;
+	$code =~ s{--[^\n]*}{}g;
+	$code =~ s{'(?:[^']|'')*'}{''}g;
+	$code =~ s{^\\echo[^\n]*}{}mg;
+
 	# An update script may replace an aggregate of the extension in place
 	# (CREATE OR REPLACE AGGREGATE, which keeps the views that use it);
 	# PostgreSQL refuses to let an extension script replace an object that
 	# is not already a member of the extension.
-	hits=$(grep -inE 'or[[:space:]]+replace' <<<"$code" || true)
-	case $name in
-	*--*--*) hits=$(grep -viE '^[0-9]+:create[[:space:]]+or[[:space:]]+replace[[:space:]]+aggregate[[:space:]]' <<<"$hits" || true) ;;
-	esac
-	check "$name: no CREATE OR REPLACE (but of an aggregate in an update script)" "" "$hits"
-	hits=$(grep -inE 'language[[:space:]]+(sql|plpgsql|plperl|plpython3?u|pltcl)' <<<"$code" || true)
-	check "$name: no SQL or PL function bodies" "" "$hits"
-	hits=$(grep -inE "(^|[^[:alnum:]_.\"])($builtin)([^[:alnum:]_]|\$)" <<<"$code" || true)
-	check "$name: PostgreSQL's own types and functions are pg_catalog-qualified" "" "$hits"
-done
+	my @hits = numbered_hits($code, qr/or[[:space:]]+replace/i);
+	@hits =
+	  grep { !/^[0-9]+:create[[:space:]]+or[[:space:]]+replace[[:space:]]+aggregate[[:space:]]/i }
+	  @hits
+	  if $name =~ /--.*--/;
+	is(join("\n", @hits), '',
+		"$name: no CREATE OR REPLACE (but of an aggregate in an update script)");
+	@hits = numbered_hits($code,
+		qr/language[[:space:]]+(sql|plpgsql|plperl|plpython3?u|pltcl)/i);
+	is(join("\n", @hits), '', "$name: no SQL or PL function bodies");
+	@hits = numbered_hits($code,
+		qr/(^|[^[:alnum:]_."])($builtin)([^[:alnum:]_]|$)/i);
+	is(join("\n", @hits), '',
+		"$name: PostgreSQL's own types and functions are pg_catalog-qualified");
+}
 
 # ---- 2. installing under a hostile search_path ----
 
-"${PSQL[@]}" -c "CREATE DATABASE hostile_db"
+my $node = bloom_node('security');
+$node->safe_psql('postgres', 'CREATE DATABASE hostile_db');
 
-# pg_regress runs a test as: psql -X -a -q -d DB <sql/x.sql >results/x.out
-run_security_sql() {
-	local out
-	out=$(mktemp)
-	"$BINDIR/psql" -X -a -q -d "$1" <"$BLOOM_ROOT/sql/security.sql" >"$out" 2>&1 || true
-	if diff -u "$BLOOM_ROOT/expected/security.out" "$out"; then
-		pass "$2: sql/security.sql gives expected/security.out"
-	else
-		fail "$2: sql/security.sql differs from expected/security.out (diff above)"
-	fi
-	rm -f "$out"
+# sql/security.sql run as pg_regress runs a test: psql -X -a -q -d DB, its
+# standard output and error in one stream.
+sub security_sql_output
+{
+	my ($db) = @_;
+	my $out = '';
+	IPC::Run::run([ 'psql', '-X', '-a', '-q', '-d', $node->connstr($db) ],
+		'<', "$root/sql/security.sql", '>&', \$out);
+	return $out;
+}
+
+# sql/security.sql in DB must give expected/security.out, byte for byte.
+sub run_security_sql
+{
+	my ($db, $how) = @_;
+	my $out    = security_sql_output($db);
+	my $result = "$tmp/security.out";
+	open my $fh, '>', $result or die "could not write $result: $!";
+	print $fh $out;
+	close $fh;
+	my $expected = "$root/expected/security.out";
+	ok(slurp_file($expected) eq $out,
+		"$how: sql/security.sql gives expected/security.out")
+	  or diag("sql/security.sql differs from expected/security.out:\n"
+		  . diff_of($expected, $result));
+	return;
 }
 
 # Look-alikes of everything the scripts use from pg_catalog, in the schema
 # the extension goes into and in pg_temp.  One session, so that the temporary
 # ones exist while the extension is created.
-install_hostile() {
-	"${PSQL[@]}" -d hostile_db <<SQL
+sub install_hostile
+{
+	my ($create) = @_;
+	$node->safe_psql('hostile_db', qq{
 DROP SCHEMA IF EXISTS hostile CASCADE;
 CREATE SCHEMA hostile;
 CREATE DOMAIN hostile.int8 AS pg_catalog.int2;
@@ -86,22 +133,32 @@ CREATE DOMAIN pg_temp.int8 AS pg_catalog.int2;
 CREATE DOMAIN pg_temp.float8 AS pg_catalog.float4;
 CREATE DOMAIN pg_temp.bytea AS pg_catalog.text;
 SET search_path = hostile, public;
-$1
-SQL
+$create
+});
+	return;
 }
 
-for how in "1.0 then update" "default version"; do
-	"${PSQL[@]}" -d hostile_db -c "DROP EXTENSION IF EXISTS bloomfilter"
-	if [ "$how" = "1.0 then update" ]; then
-		install_hostile "CREATE EXTENSION bloomfilter VERSION '1.0'; ALTER EXTENSION bloomfilter UPDATE;"
+foreach my $how ('1.0 then update', 'default version')
+{
+	$node->safe_psql('hostile_db', 'DROP EXTENSION IF EXISTS bloomfilter');
+	if ($how eq '1.0 then update')
+	{
+		install_hostile(
+			"CREATE EXTENSION bloomfilter VERSION '1.0'; ALTER EXTENSION bloomfilter UPDATE;");
+	}
 	else
-		install_hostile "CREATE EXTENSION bloomfilter;"
-	fi
-	check "$how: installed into the hostile schema" "hostile" \
-		"$("${PSQL[@]}" -d hostile_db -c "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'bloomfilter'")"
-	run_security_sql hostile_db "$how"
+	{
+		install_hostile('CREATE EXTENSION bloomfilter;');
+	}
+	is( $node->safe_psql(
+			'hostile_db',
+			"SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'bloomfilter'"
+		),
+		'hostile',
+		"$how: installed into the hostile schema");
+	run_security_sql('hostile_db', $how);
 	# The operators work under the hostile path, and use the real estimators.
-	got=$("${PSQL[@]}" -d hostile_db <<'SQL'
+	my $got = $node->safe_psql('hostile_db', q{
 SET search_path = hostile, public;
 CREATE TEMP TABLE t AS SELECT bloom_add(bloom_empty_mk(64, 2), i % 3) AS f FROM generate_series(1, 100) AS i;
 ANALYZE t;
@@ -112,41 +169,49 @@ WHERE o.oprname IN ('=', '<>') AND o.oprleft = 'bloom'::regtype;
 -- dropped here: a backend drops its temporary tables after the client has
 -- gone, and the next DROP EXTENSION must not race it
 DROP TABLE t;
-SQL
-	)
-	check "$how: filters work, with PostgreSQL's estimators" \
-		"$(printf '3334\n2|t')" "$got"
-done
+});
+	is($got, "3334\n2|t", "$how: filters work, with PostgreSQL's estimators");
+}
 
 # The check in sql/security.sql catches a planted reference to a look-alike.
-got=$("${PSQL[@]}" -d hostile_db <<'SQL'
+$node->safe_psql('hostile_db', q{
 CREATE FUNCTION hostile.planted(hostile.int8) RETURNS pg_catalog.int4
 	LANGUAGE internal IMMUTABLE AS 'int4abs';
 ALTER EXTENSION bloomfilter ADD FUNCTION hostile.planted(hostile.int8);
-SQL
-)
-out=$("$BINDIR/psql" -X -a -q -d hostile_db <"$BLOOM_ROOT/sql/security.sql" 2>&1 || true)
-if grep -q 'function hostile.planted(hostile.int8) | type hostile.int8' <<<"$out"; then
-	pass "sql/security.sql reports a member that refers to a look-alike type"
-else
-	fail "sql/security.sql missed a planted reference to hostile.int8"
-fi
+});
+my $out = security_sql_output('hostile_db');
+ok($out =~ /\Qfunction hostile.planted(hostile.int8) | type hostile.int8\E/,
+	'sql/security.sql reports a member that refers to a look-alike type')
+  or diag("sql/security.sql missed a planted reference to hostile.int8:\n$out");
 
 # ---- 3. trusted: a database owner who is not a superuser ----
 
-"${PSQL[@]}" <<'SQL'
+$node->safe_psql('postgres', q{
 CREATE ROLE regress_bloom_owner LOGIN;
 CREATE ROLE regress_bloom_other LOGIN;
 CREATE DATABASE owned_db OWNER regress_bloom_owner;
-SQL
-check "the database owner is not a superuser" "f" \
-	"$("${PSQL[@]}" -c "SELECT rolsuper FROM pg_roles WHERE rolname = 'regress_bloom_owner'")"
+});
+is( $node->safe_psql(
+		'postgres', "SELECT rolsuper FROM pg_roles WHERE rolname = 'regress_bloom_owner'"),
+	'f',
+	'the database owner is not a superuser');
 
-got=$(PGUSER=regress_bloom_other "$BINDIR/psql" -X -q -At -d owned_db \
-	-c "\\set VERBOSITY sqlstate" -c "CREATE EXTENSION bloomfilter" 2>&1 || true)
-check "a role without CREATE on the database cannot create it" "ERROR:  42501" "$got"
+# psql -c, so that the error has no "psql:<stdin>:N:" prefix
+my $got = '';
+IPC::Run::run(
+	[
+		'psql', '-X', '-q', '-At',
+		'-d', $node->connstr('owned_db') . ' user=regress_bloom_other',
+		'-c', '\set VERBOSITY sqlstate',
+		'-c', 'CREATE EXTENSION bloomfilter'
+	],
+	'>&', \$got);
+chomp $got;
+is($got, 'ERROR:  42501', 'a role without CREATE on the database cannot create it');
 
-got=$(PGUSER=regress_bloom_owner "${PSQL[@]}" -d owned_db <<'SQL'
+my $err;
+$node->psql(
+	'owned_db', q{
 CREATE EXTENSION bloomfilter VERSION '1.0';
 ALTER EXTENSION bloomfilter UPDATE;
 CREATE TABLE visits (day int, visitor int8);
@@ -165,9 +230,13 @@ DROP TABLE daily;
 DROP EXTENSION bloomfilter;
 CREATE EXTENSION bloomfilter;
 SELECT bloom_contains(bloom_add(bloom_empty(0.01, 100), 'x'::text), 'x'::text);
-SQL
-) || true
-expected=$(printf '%s\n' 0 t t t t regress_bloom_owner postgres t)
-check "the owner (not a superuser) creates, updates, uses, drops and recreates it" "$expected" "$got"
+},
+	stdout       => \$got,
+	stderr       => \$err,
+	extra_params => [ '-U', 'regress_bloom_owner' ]);
+diag($err) if $err ne '';
+is( $got,
+	join("\n", qw(0 t t t t regress_bloom_owner postgres t)),
+	'the owner (not a superuser) creates, updates, uses, drops and recreates it');
 
-cluster_done
+bloom_done();

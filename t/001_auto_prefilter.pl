@@ -1,0 +1,266 @@
+# bloomfilter.auto_prefilter, the prefilters the planner adds by itself to
+# joins with postgres_fdw tables.
+#
+# Two servers (as t/008_fdw.pl): a "remote" one holding the big tables, and a
+# "local" one with small tables, foreign tables on a postgres_fdw server
+# listing bloomfilter in its extensions option, and a partitioned table whose
+# partitions are foreign tables.  It checks
+#
+#   - plans: with the setting on, the eligible forms (inner join, implicit
+#     join, LEFT JOIN with the foreign table nullable, IN, = ANY, EXISTS,
+#     foreign partitions, a view) get bloom_contains($n, key) in the Remote
+#     SQL and an InitPlan bloom_auto_prefilter(bloom_agg(...)); the setting
+#     off, and the ineligible forms (anti-joins, the foreign table on the
+#     preserved side, FULL joins, nondeterministic collations, mismatched
+#     types, a big local side, a server without the option), give EXPLAIN
+#     output identical with the setting on and off;
+#   - a randomized differential test (t/auto_prefilter.sql):
+#     AUTO_PREFILTER_QUERIES (default 1,000) generated queries, each run with
+#     the setting off and on and compared as multisets (row count and the md5
+#     of the sorted rows), covering join kinds, NULL keys,
+#     int2/int4/int8/numeric mixes, text in C, ICU deterministic and
+#     nondeterministic collations, uuid, composite keys, LIMIT, subqueries,
+#     CTEs, and prepared statements under generic and custom plans.  The seed
+#     (AUTO_PREFILTER_SEED, default random) is printed, and every failure
+#     names it and the query.
+use strict;
+use warnings;
+use BloomTest;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+# As bash's ${NAME:-default}: unset or empty takes the default.
+my $seed =
+  length($ENV{AUTO_PREFILTER_SEED} // '')
+  ? $ENV{AUTO_PREFILTER_SEED}
+  : int(rand(2**30));
+my $queries =
+  length($ENV{AUTO_PREFILTER_QUERIES} // '')
+  ? $ENV{AUTO_PREFILTER_QUERIES}
+  : 1000;
+die "AUTO_PREFILTER_SEED must be a number from 0 to 2147483647, not \"$seed\""
+  unless $seed =~ /^\d{1,10}$/ && $seed <= 2147483647;
+die "AUTO_PREFILTER_QUERIES must be a positive number, not \"$queries\""
+  unless $queries =~ /^\d{1,9}$/ && $queries > 0;
+
+my $remote = bloom_node('remote');
+my $local  = bloom_node('local');
+
+# local_sql(SQL): its output; a failed query fails the checks that use its
+# output only (its error is shown), and the run goes on.  Undefined when the
+# query failed.
+sub local_sql
+{
+	my ($sql) = @_;
+	my ($ret, $stdout, $stderr) = $local->psql('postgres', $sql);
+	if ($ret != 0)
+	{
+		diag("local: $stderr");
+		return undef;
+	}
+	return $stdout;
+}
+
+# explain_with(on|off, QUERY): EXPLAIN (VERBOSE, COSTS OFF) with the setting
+sub explain_with
+{
+	my ($setting, $query) = @_;
+	return local_sql("SET bloomfilter.auto_prefilter = $setting;\n"
+		  . "EXPLAIN (VERBOSE, COSTS OFF) $query");
+}
+
+# remote_sql_lines(PLAN): its Remote SQL lines
+sub remote_sql_lines
+{
+	my ($plan) = @_;
+	return grep { index($_, 'Remote SQL') >= 0 } split /\n/, $plan // '';
+}
+
+# ---- the data ----
+# Remote: r (20,000 rows, keys of several types, some NULL), shards for a
+# partitioned table.  Keys are multiples of 3 and 7 so that a local side of
+# multiples of 7 matches a seventh of them.  A failure to load data ends the
+# run.
+$remote->safe_psql('postgres', q{
+CREATE EXTENSION bloomfilter;
+CREATE TABLE r AS
+	SELECT g AS id,
+		CASE WHEN g % 50 = 0 THEN NULL ELSE g END::int8 AS k8,
+		CASE WHEN g % 50 = 0 THEN NULL ELSE g END::int4 AS k4,
+		(g % 30000)::int2 AS k2,
+		CASE WHEN g % 40 = 0 THEN NULL ELSE g END::numeric AS kn,
+		CASE WHEN g % 45 = 0 THEN NULL ELSE 'key-' || g END AS kt,
+		CASE WHEN g % 3 = 0 THEN 'KEY-' || g ELSE 'key-' || g END AS ktc,
+		md5(g::text)::uuid AS ku,
+		g % 10 AS grp,
+		md5('p' || g) AS payload
+	FROM generate_series(1, 20000) g;
+CREATE TABLE shard_1 AS SELECT id, k8, grp FROM r WHERE grp < 5;
+CREATE TABLE shard_2 AS SELECT id, k8, grp FROM r WHERE grp >= 5;
+ANALYZE;
+});
+# How a session preloads the library from $BLOOM_INST (BloomTest.pm): up to
+# 17 Debian's extension_destdir applies to $libdir paths; from 18 on the
+# library is found on dynamic_library_path.
+my $library = $PG_MAJOR >= 18 ? 'bloomfilter' : '$libdir/bloomfilter';
+$local->safe_psql(
+	'postgres', q{
+CREATE EXTENSION bloomfilter;
+CREATE EXTENSION postgres_fdw;
+CREATE SERVER remote FOREIGN DATA WRAPPER postgres_fdw
+	OPTIONS (host :'rhost', port :'rport', dbname 'postgres', extensions 'bloomfilter');
+CREATE USER MAPPING FOR CURRENT_USER SERVER remote OPTIONS (user :'ruser');
+CREATE SERVER remote_plain FOREIGN DATA WRAPPER postgres_fdw
+	OPTIONS (host :'rhost', port :'rport', dbname 'postgres');
+CREATE USER MAPPING FOR CURRENT_USER SERVER remote_plain OPTIONS (user :'ruser');
+
+CREATE COLLATION icu_det (provider = icu, locale = 'und');
+CREATE COLLATION icu_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+
+CREATE FOREIGN TABLE f (id int4, k8 int8, k4 int4, k2 int2, kn numeric, kt text,
+		ktc text COLLATE "C", ku uuid, grp int4, payload text)
+	SERVER remote OPTIONS (table_name 'r');
+CREATE FOREIGN TABLE f_plain (id int4, k8 int8) SERVER remote_plain OPTIONS (table_name 'r');
+CREATE TABLE fp (id int4, k8 int8, grp int4) PARTITION BY RANGE (grp);
+CREATE FOREIGN TABLE fp_1 PARTITION OF fp FOR VALUES FROM (0) TO (5)
+	SERVER remote OPTIONS (table_name 'shard_1');
+CREATE FOREIGN TABLE fp_2 PARTITION OF fp FOR VALUES FROM (5) TO (10)
+	SERVER remote OPTIONS (table_name 'shard_2');
+
+-- Local: l (300 rows: multiples of 7, a few NULLs and misses), big (30,000).
+CREATE TABLE l AS
+	SELECT g AS id,
+		CASE WHEN g % 25 = 0 THEN NULL ELSE g * 7 END::int4 AS k4,
+		CASE WHEN g % 25 = 0 THEN NULL ELSE g * 7 END::int8 AS k8,
+		(g * 7)::int2 AS k2,
+		(g * 7)::numeric AS kn,
+		CASE WHEN g % 30 = 0 THEN NULL ELSE 'key-' || (g * 7) END AS kt,
+		('key-' || (g * 7))::varchar(20) AS kv,
+		md5((g * 7)::text)::uuid AS ku,
+		g % 4 AS grp
+	FROM generate_series(1, 300) g;
+CREATE TABLE big AS SELECT g AS id, g::int8 AS k8 FROM generate_series(1, 30000) g;
+CREATE VIEW joined AS SELECT l.id AS lid, f.id AS fid, f.payload FROM l JOIN f ON f.k8 = l.k8;
+ANALYZE l;
+ANALYZE big;
+ANALYZE f;
+ANALYZE f_plain;
+ANALYZE fp;
+-- The setting exists once the library is loaded: here, in every session.
+ALTER DATABASE postgres SET session_preload_libraries = :'library';
+},
+	extra_params => [
+		'-v', 'rhost=' . $remote->host,
+		'-v', 'rport=' . $remote->port,
+		'-v', 'ruser=' . $remote->safe_psql('postgres', 'SELECT current_user'),
+		'-v', "library=$library"
+	]);
+
+# ---- 1. plans ----
+# prefiltered(NAME, QUERY): the setting on adds a prefilter, off does not
+sub prefiltered
+{
+	local $Test::Builder::Level = $Test::Builder::Level + 1;
+	my ($name, $query) = @_;
+	my $on  = explain_with('on',  $query);
+	my $off = explain_with('off', $query);
+	check_has("$name: bloom_contains in the Remote SQL",
+		'public.bloom_contains(', join("\n", remote_sql_lines($on)));
+	check_has("$name: the InitPlan is named",
+		'bloom_auto_prefilter(bloom_agg(', $on);
+	check_lacks("$name: nothing with the setting off", 'bloom_', $off);
+	return;
+}
+
+# left_alone(NAME, QUERY): the plan is the same with the setting on and off
+sub left_alone
+{
+	local $Test::Builder::Level = $Test::Builder::Level + 1;
+	my ($name, $query) = @_;
+	my $on  = explain_with('on',  $query);
+	my $off = explain_with('off', $query);
+	ok(defined $on && defined $off && $on eq $off,
+		"$name: EXPLAIN identical on and off")
+	  or diag("EXPLAIN differs:\n--- off\n"
+		  . ($off // '(error)')
+		  . "\n--- on\n"
+		  . ($on // '(error)'));
+	return;
+}
+
+prefiltered('inner join', 'SELECT f.id FROM l JOIN f ON f.k8 = l.k8');
+prefiltered('implicit join, local quals',
+	'SELECT f.id FROM l, f WHERE f.k8 = l.k8 AND l.grp = 1');
+prefiltered('int4 = int8', 'SELECT f.id FROM l JOIN f ON f.k8 = l.k4');
+prefiltered('numeric = int2', 'SELECT f.id FROM l JOIN f ON f.kn = l.k2');
+prefiltered('varchar = text', 'SELECT f.id FROM l JOIN f ON f.kt = l.kv');
+prefiltered('uuid', 'SELECT f.id FROM l JOIN f ON f.ku = l.ku');
+prefiltered('text, ICU deterministic',
+	'SELECT f.id FROM l JOIN f ON f.kt = l.kt COLLATE icu_det');
+prefiltered('LEFT JOIN, foreign nullable',
+	'SELECT l.id, f.id FROM l LEFT JOIN f ON f.k8 = l.k8');
+prefiltered('RIGHT JOIN, foreign nullable',
+	'SELECT l.id, f.id FROM f RIGHT JOIN l ON f.k8 = l.k8');
+prefiltered('IN', 'SELECT id FROM f WHERE k8 IN (SELECT k8 FROM l WHERE grp = 2)');
+prefiltered('= ANY', 'SELECT id FROM f WHERE k4 = ANY (SELECT k4 FROM l)');
+prefiltered('EXISTS',
+	'SELECT id FROM f WHERE EXISTS (SELECT 1 FROM l WHERE l.k8 = f.k8 AND l.grp = 3)');
+prefiltered('foreign partitions', 'SELECT fp.id FROM l JOIN fp ON fp.k8 = l.k8');
+prefiltered('a view', 'SELECT * FROM joined');
+prefiltered('a subquery in FROM',
+	'SELECT * FROM (SELECT f.id FROM l JOIN f ON f.k8 = l.k8) s');
+check_lacks(
+	'a view created with the setting on stores no prefilter',
+	'bloom',
+	local_sql(
+		"SET bloomfilter.auto_prefilter = on;\n"
+		  . "CREATE VIEW joined_on AS SELECT f.id FROM l JOIN f ON f.k8 = l.k8;\n"
+		  . "SELECT pg_get_viewdef('joined_on')"));
+my $on = explain_with('on', 'SELECT fp.id FROM l JOIN fp ON fp.k8 = l.k8');
+is( scalar(grep { index($_, 'public.bloom_contains(') >= 0 }
+		  remote_sql_lines($on)),
+	2,
+	q{foreign partitions: each partition's Remote SQL has the filter});
+$on = explain_with('on',
+	'SELECT f.id FROM l JOIN f ON f.k8 = l.k8 AND f.kt = l.kt');
+is( scalar(map { /\Qpublic.bloom_contains(\E/g } remote_sql_lines($on)),
+	2, 'composite key: a filter per column');
+
+left_alone('anti-join, NOT EXISTS',
+	'SELECT id FROM f WHERE NOT EXISTS (SELECT 1 FROM l WHERE l.k8 = f.k8)');
+left_alone('anti-join, NOT IN',
+	'SELECT id FROM f WHERE k8 NOT IN (SELECT k8 FROM l)');
+left_alone('LEFT JOIN, foreign preserved',
+	'SELECT f.id, l.id FROM f LEFT JOIN l ON f.k8 = l.k8');
+left_alone('FULL JOIN', 'SELECT f.id, l.id FROM f FULL JOIN l ON f.k8 = l.k8');
+left_alone('nondeterministic collation',
+	'SELECT f.id FROM l JOIN f ON f.kt = l.kt COLLATE icu_ci');
+left_alone('foreign side an expression',
+	'SELECT f.id FROM l JOIN f ON lower(f.kt) = l.kt');
+left_alone('float8 = int8 (different hashing)',
+	'SELECT f.id FROM l JOIN f ON f.k8::float8 = l.k8::float8');
+left_alone('big local side', 'SELECT f.id FROM big JOIN f ON f.k8 = big.k8');
+left_alone('server without the option',
+	'SELECT f_plain.id FROM l JOIN f_plain ON f_plain.k8 = l.k8');
+left_alone('volatile local key',
+	'SELECT f.id FROM l JOIN f ON f.k8 = l.k8 + (random() * 0)::int');
+left_alone('no foreign table', 'SELECT l.id FROM l JOIN big ON big.k8 = l.k8');
+left_alone('OR of joins',
+	'SELECT f.id FROM l, f WHERE f.k8 = l.k8 OR f.k4 = l.k4');
+left_alone('LIMIT in IN',
+	'SELECT id FROM f WHERE k8 IN (SELECT k8 FROM l LIMIT 5)');
+left_alone('correlated IN',
+	'SELECT id FROM f WHERE k8 IN (SELECT k8 FROM l WHERE l.grp = f.grp)');
+
+# ---- 2. the randomized differential test ----
+diag("randomized differential test: seed $seed "
+	  . "(AUTO_PREFILTER_SEED=$seed reproduces it), $queries queries");
+local_sql(slurp_file(bloom_root() . '/t/auto_prefilter.sql'));
+my ($ret, $stdout, $stderr) =
+  $local->psql('postgres', "SELECT apf_run($seed, $queries)");
+check_lines($stdout);
+diag($stderr) if length $stderr;
+is(scalar(grep { /^CHECK / } split /\n/, $stdout),
+	$queries + 2, 'the run checked every query');
+
+bloom_done();

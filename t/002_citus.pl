@@ -1,0 +1,324 @@
+# Citus: a coordinator and two workers, each a server listening on
+# 127.0.0.1, with the extension created on the coordinator.
+#
+# Runs only where Citus is installed for the server pg_config names (Citus
+# is in no Debian suite; build it from its source for your own runs, see
+# doc/distributed.md).  Elsewhere it prints that it skipped, and counts no
+# check as passed.
+#
+# - CREATE EXTENSION on the coordinator reaches both workers.
+# - The aggregates over a distributed table of 16 shards that Citus can
+#   split are split: the workers run worker_partial_agg, the coordinator
+#   coord_combine_agg (EXPLAIN VERBOSE), and the result is bit for bit the
+#   one over a local copy of the table: bloom_agg(bloom_value(x), ...) with
+#   a capacity (both hash schemes) and self-sizing (with and without a
+#   rate), bloom_agg_shaped(bloom_value(x), shape), bloom_union_agg and
+#   bloom_intersection_agg.  The polymorphic forms (bloom_agg(x, ...),
+#   bloom_agg_like), which Citus cannot split, gather their rows as before
+#   and give the same filters.
+# - GROUP BY a column other than the distribution column is split the same
+#   way; GROUP BY the distribution column runs the whole aggregate on the
+#   workers; both equal the local results group by group.
+# - bloom_contains and <@ with a filter from a reference table (a scalar
+#   subquery and a join) and from a sub-select over the distributed table
+#   count what the local table counts.
+# - The bytes that reach the coordinator: a split bloom_agg sends a partial
+#   state per shard, the filter's text form, whatever the number of rows;
+#   gathering (the polymorphic form) sends every row.
+use strict;
+use warnings;
+use BloomTest;
+use Test::More;
+
+my $sharedir  = `pg_config --sharedir`;
+my $pkglibdir = `pg_config --pkglibdir`;
+chomp($sharedir, $pkglibdir);
+if (!-f "$sharedir/extension/citus.control" || !-f "$pkglibdir/citus.so")
+{
+	bloom_skip_all("Citus is not installed for PostgreSQL $PG_MAJOR "
+		  . "($pkglibdir/citus.so); the Citus test did not run");
+}
+
+# Three servers on 127.0.0.1, each on the port the framework gave it (their
+# Unix sockets stay where the framework puts them).
+my %citus_conf = (
+	shared_preload_libraries => 'citus',
+	listen_addresses => "'127.0.0.1'",
+	'citus.enable_statistics_collection' => 'off',
+	max_connections => 100,
+	shared_buffers => '256MB',
+	max_worker_processes => 16);
+my $coordinator = bloom_node('coordinator', conf => {%citus_conf});
+my @workers = map { bloom_node("worker$_", conf => {%citus_conf}) } (1, 2);
+
+foreach my $node ($coordinator, @workers)
+{
+	$node->safe_psql('postgres', 'CREATE EXTENSION citus');
+}
+$coordinator->safe_psql('postgres', sprintf(q{
+SELECT citus_set_coordinator_host('127.0.0.1', %d);
+SELECT citus_add_node('127.0.0.1', %d);
+SELECT citus_add_node('127.0.0.1', %d);
+CREATE EXTENSION bloomfilter;
+}, $coordinator->port, $workers[0]->port, $workers[1]->port));
+my $version_query =
+  "SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter'";
+my $default_version = $coordinator->safe_psql('postgres', $version_query);
+foreach my $worker (@workers)
+{
+	is($worker->safe_psql('postgres', $version_query),
+		$default_version,
+		'CREATE EXTENSION bloomfilter on the coordinator reaches the worker on port '
+		  . $worker->port);
+}
+
+# ev, distributed by id over 16 shards; ev_by_g the same rows distributed by
+# g; ev_local the same rows in a local table.  tmpl: a reference table of
+# filters; filt: per-g filters, distributed by g, and filt_local.
+$coordinator->safe_psql('postgres', q{
+SET citus.shard_count = 16;
+CREATE TABLE ev (id bigint, g int, t text);
+SELECT create_distributed_table('ev', 'id');
+CREATE TABLE ev_by_g (id bigint, g int, t text);
+SELECT create_distributed_table('ev_by_g', 'g', colocate_with => 'none');
+CREATE TABLE ev_local (id bigint, g int, t text);
+INSERT INTO ev_local SELECT x, x % 100, md5(x::text) FROM generate_series(1, 400000) AS x;
+INSERT INTO ev SELECT x, x % 100, md5(x::text) FROM generate_series(1, 400000) AS x;
+INSERT INTO ev_by_g SELECT x, x % 100, md5(x::text) FROM generate_series(1, 400000) AS x;
+CREATE TABLE tmpl (id int PRIMARY KEY, f bloom);
+SELECT create_reference_table('tmpl');
+INSERT INTO tmpl VALUES (1, bloom_empty(0.01, 100000));
+INSERT INTO tmpl SELECT 2, bloom_agg(x, 0.01, 1000) FROM generate_series(1, 150000, 150) AS x;
+CREATE TABLE filt_local AS SELECT g, bloom_agg(id, 0.01, 50000) AS f FROM ev_local GROUP BY g;
+CREATE TABLE filt (g int, f bloom);
+SELECT create_distributed_table('filt', 'g');
+INSERT INTO filt SELECT g, bloom_agg(id, 0.01, 50000) FROM ev_local GROUP BY g;
+ANALYZE;
+});
+
+# [name, query over {t} (the table; {filt} the table of filters) with
+# columns k (group) and f (filter), what its plan must show, the reference
+# over the local tables, in the classic form where the query hashes with
+# bloom_value()].  split: worker_partial_agg on the workers; pushdown: the
+# whole aggregate on the workers; gather: the rows to the coordinator (a
+# polymorphic aggregate, which Citus cannot split, as 1.2 did).
+my @cases = (
+	[
+		'bloom_agg(bloom_value(id), p, n), scheme 1',
+		'SELECT 0 AS k, bloom_agg(bloom_value(id), 0.01, 400000) AS f FROM {t}',
+		'split',
+		'SELECT 0 AS k, bloom_agg(id, 0.01, 400000) AS f FROM {t}'
+	],
+	[
+		'bloom_agg(bloom_value(id), p, n), scheme 2',
+		'SELECT 0 AS k, bloom_agg(bloom_value(id), 0.01, 4000000) AS f FROM {t}',
+		'split',
+		'SELECT 0 AS k, bloom_agg(id, 0.01, 4000000) AS f FROM {t}'
+	],
+	[
+		'bloom_agg(bloom_value(id))',
+		'SELECT 0 AS k, bloom_agg(bloom_value(id)) AS f FROM {t}',
+		'split',
+		'SELECT 0 AS k, bloom_agg(id) AS f FROM {t}'
+	],
+	[
+		'bloom_agg(bloom_value(t), p)',
+		'SELECT 0 AS k, bloom_agg(bloom_value(t), 0.02) AS f FROM {t}',
+		'split',
+		'SELECT 0 AS k, bloom_agg(t, 0.02) AS f FROM {t}'
+	],
+	[
+		'bloom_agg_shaped(bloom_value(id), shape)',
+		'SELECT 0 AS k, bloom_agg_shaped(bloom_value(id), (SELECT bloom_shape(f) FROM tmpl WHERE id = 1)) AS f FROM {t}',
+		'split',
+		'SELECT 0 AS k, bloom_agg_like(id, (SELECT f FROM tmpl WHERE id = 1)) AS f FROM {t}'
+	],
+	[
+		'bloom_union_agg(f)',
+		'SELECT 0 AS k, bloom_union_agg(f) AS f FROM {filt}',
+		'split',
+		'SELECT 0 AS k, bloom_union_agg(f) AS f FROM {filt}'
+	],
+	[
+		'bloom_intersection_agg(f)',
+		'SELECT 0 AS k, bloom_intersection_agg(f) AS f FROM {filt}',
+		'split',
+		'SELECT 0 AS k, bloom_intersection_agg(f) AS f FROM {filt}'
+	],
+	[
+		'GROUP BY g, bloom_agg(bloom_value(id), p, n)',
+		'SELECT g AS k, bloom_agg(bloom_value(id), 0.01, 10000) AS f FROM {t} GROUP BY g',
+		'split',
+		'SELECT g AS k, bloom_agg(id, 0.01, 10000) AS f FROM {t} GROUP BY g'
+	],
+	[
+		'GROUP BY g, bloom_agg(bloom_value(id))',
+		'SELECT g AS k, bloom_agg(bloom_value(id)) AS f FROM {t} GROUP BY g',
+		'split',
+		'SELECT g AS k, bloom_agg(id) AS f FROM {t} GROUP BY g'
+	],
+	[
+		'GROUP BY the distribution column g, bloom_agg(id, p, n)',
+		'SELECT g AS k, bloom_agg(id, 0.01, 10000) AS f FROM {t} GROUP BY g',
+		'pushdown',
+		'SELECT g AS k, bloom_agg(id, 0.01, 10000) AS f FROM {t} GROUP BY g'
+	],
+	[
+		'bloom_agg(id, p, n), polymorphic',
+		'SELECT 0 AS k, bloom_agg(id, 0.01, 400000) AS f FROM {t}',
+		'gather',
+		'SELECT 0 AS k, bloom_agg(id, 0.01, 400000) AS f FROM {t}'
+	],
+	[
+		'bloom_agg(id), polymorphic',
+		'SELECT 0 AS k, bloom_agg(id) AS f FROM {t}',
+		'gather',
+		'SELECT 0 AS k, bloom_agg(id) AS f FROM {t}'
+	],
+	[
+		'bloom_agg_like(id, template), polymorphic (a 1.2 kB template: it travels with every row)',
+		'SELECT 0 AS k, bloom_agg_like(id, (SELECT f FROM tmpl WHERE id = 2)) AS f FROM {t} WHERE id <= 40000',
+		'gather',
+		'SELECT 0 AS k, bloom_agg_like(id, (SELECT f FROM tmpl WHERE id = 2)) AS f FROM {t} WHERE id <= 40000'
+	]);
+
+# The md5 of a query's groups and filters, in the order of k.
+sub digest_of
+{
+	my ($query) = @_;
+	return $coordinator->safe_psql('postgres',
+		"SELECT md5(string_agg(k::text || ':' || coalesce(f::text, 'NULL'), ',' ORDER BY k)) FROM ($query) AS q"
+	);
+}
+
+foreach my $case (@cases)
+{
+	my ($name, $template, $expect, $reference) = @$case;
+	my $table = $expect eq 'pushdown' ? 'ev_by_g' : 'ev';
+	(my $query = $template) =~ s/\{t\}/$table/g;
+	$query =~ s/\{filt\}/filt/g;
+	(my $local_query = $reference) =~ s/\{t\}/ev_local/g;
+	$local_query =~ s/\{filt\}/filt_local/g;
+
+	# (an error is part of the plan shown, as the checks below read it)
+	my ($ret, $stdout, $stderr) =
+	  $coordinator->psql('postgres', "EXPLAIN (VERBOSE, COSTS OFF) $query");
+	my $plan = join("\n", grep { $_ ne '' } $stdout, $stderr);
+	my ($task) = $plan =~ /^ *Query: (.*)$/m;
+	$task //= '';
+	note("$name: a worker task: " . substr($task, 0, 300));
+	if ($expect eq 'split')
+	{
+		ok($task =~ /worker_partial_agg/ && $plan =~ /coord_combine_agg/,
+			"$name is split: worker_partial_agg on the workers, coord_combine_agg on the coordinator"
+		) or diag($plan);
+	}
+	elsif ($expect eq 'pushdown')
+	{
+		ok($plan !~ /worker_partial_agg/ && $task =~ /bloom_agg\(/,
+			"$name runs whole on the workers")
+		  or diag($plan);
+	}
+	else
+	{
+		ok( $task ne ''
+			  && $plan !~ /worker_partial_agg/
+			  && $task !~ /bloom_agg/,
+			"$name gathers the rows to the coordinator (not split, and no error)"
+		) or diag($plan);
+	}
+	is(digest_of($query), digest_of($local_query),
+		"$name over the distributed table equals the local table's, bit for bit");
+}
+
+# No rows: the split bloom_agg's final function runs under Citus's
+# coord_combine_agg, whose call does not hold the request, so the result is
+# NULL where a local table gives the request's empty filter (a documented
+# limit: doc/distributed.md).
+is( $coordinator->safe_psql('postgres', q{
+SELECT (SELECT bloom_agg(bloom_value(id), 0.01, 1000) IS NULL FROM ev WHERE id < 0),
+	(SELECT bloom_agg(bloom_value(id), 0.01, 1000) = bloom_empty(0.01, 1000) FROM ev_local WHERE id < 0)
+}),
+	't|t',
+	'with no rows, the split bloom_agg(bloom_value(id), p, n) is NULL on Citus, the empty filter locally'
+);
+
+# Membership tests next to the rows.
+my @membership = (
+	[
+		'bloom_contains with a reference table\'s filter (scalar subquery)',
+		'SELECT count(*) FROM {t} WHERE bloom_contains((SELECT f FROM tmpl WHERE id = 2), id)'
+	],
+	[
+		'<@ joined to a reference table',
+		'SELECT count(*) FROM {t} AS e JOIN tmpl ON tmpl.id = 2 AND e.id <@ tmpl.f'
+	],
+	[
+		'<@ with a sub-select filter over the same table',
+		'SELECT count(*) FROM {t} WHERE id <@ (SELECT bloom_agg(bloom_value(id), 0.01, 5000) FROM {t} WHERE g = 3)'
+	]);
+foreach my $case (@membership)
+{
+	my ($name, $template) = @$case;
+	(my $distributed = $template) =~ s/\{t\}/ev/g;
+	(my $local = $template) =~ s/\{t\}/ev_local/g;
+	is( $coordinator->safe_psql('postgres', $distributed),
+		$coordinator->safe_psql('postgres', $local),
+		"$name counts what the local table counts");
+}
+
+# Bytes that reach the coordinator.  Gathered rows: Citus's EXPLAIN ANALYZE
+# ("Tuple data received from nodes").  Split: the partial states themselves,
+# each shard's worker_partial_agg result as Citus calls it (EXPLAIN ANALYZE
+# of a split custom aggregate fails in Citus 13: "column field_0 has
+# pseudo-type cstring").
+my %unit = (bytes => 1, kB => 1024, MB => 1048576, GB => 1073741824);
+
+sub received
+{
+	my ($query) = @_;
+	my $plan = $coordinator->safe_psql('postgres',
+		"EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, SUMMARY OFF) $query");
+	my ($n, $unit) =
+	  $plan =~ /^ *Tuple data received from nodes: ([0-9]+) (bytes|kB|MB|GB)$/m
+	  or return '';
+	return $n * $unit{$unit};
+}
+
+sub partial_states
+{
+	my ($rows) = @_;
+	return $coordinator->safe_psql('postgres', qq{
+SELECT sum(result::bigint) FROM run_command_on_shards('ev', \$\$
+	SELECT octet_length(pg_catalog.worker_partial_agg('bloom_agg(bloom_hashed, float8, int8)'::regprocedure,
+		ROW(bloom_value(id), 0.01::float8, 400000::int8))::text) FROM %s WHERE id <= $rows\$\$)
+});
+}
+
+my $split_bytes  = partial_states(400000);
+my $gather_bytes = received('SELECT bloom_agg(id, 0.01, 400000) FROM ev');
+my $text_bytes   = $coordinator->safe_psql('postgres',
+	'SELECT 16 * octet_length(bloom_agg(id, 0.01, 400000)::text) FROM ev_local');
+note(
+	"bloom_agg over 400,000 rows in 16 shards, false_positive_rate 0.01, capacity 400,000: "
+	  . "split, $split_bytes bytes of partial states reach the coordinator; gathered (the "
+	  . "polymorphic form), $gather_bytes bytes of rows; 16 filters in text form are $text_bytes bytes"
+);
+ok($split_bytes ne '' && $split_bytes eq $text_bytes,
+	'split, the coordinator receives a partial state per shard: 16 filters\' text forms')
+  or diag("split, the coordinator receives $split_bytes bytes; "
+	  . "16 filters' text forms are $text_bytes bytes");
+my $small_split  = partial_states(4000);
+my $small_gather = received('SELECT bloom_agg(id, 0.01, 400000) FROM ev WHERE id <= 4000');
+note("the same over 4,000 rows: split $small_split bytes, gathered $small_gather bytes");
+ok( $small_split ne ''
+	  && $small_split eq $split_bytes
+	  && $gather_bytes ne ''
+	  && $small_gather ne ''
+	  && $small_gather < int($gather_bytes / 50),
+	'the bytes a split aggregate sends do not grow with the rows; those of gathered rows do'
+  )
+  or diag("split bytes for 4,000 rows: $small_split; for 400,000: $split_bytes; "
+	  . "gathered: $small_gather and $gather_bytes");
+
+bloom_done();

@@ -1,0 +1,228 @@
+# Filters on a physical streaming standby.
+#
+# Two servers: the primary, and a hot standby made from its base backup,
+# streaming its WAL.  Filters are stored as they come (STORAGE EXTENDED): a
+# 1,000,000-value filter (1.2 MB) and 12 kB ones out of line, sparse ones
+# (one of them a 2.4 MB scheme 2 filter) compressed, small ones inline.  It
+# checks that
+#
+#   - what the base backup copied and what was streamed after it read on the
+#     standby exactly as on the primary: the md5 of each filter's text form
+#     and of its bloom_send output, and = with a recomputation from the
+#     row's recipe, run on the standby;
+#   - the semi-join prefilter (bloom_contains of a stored filter over a
+#     300,000-row table) counts the same rows on both;
+#   - the standby stopped (immediate) and started again while the primary
+#     writes filters loses nothing: every transaction the primary
+#     acknowledged is on the standby, bit-identical, once it has caught up.
+#
+# No ERROR may appear in either server log.
+use strict;
+use warnings;
+use BloomTest;
+use POSIX ();
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(usleep);
+
+my $started = time;
+my $work    = PostgreSQL::Test::Utils::tempdir('standby');
+
+my $primary = bloom_node('primary', allows_streaming => 1);
+
+# On the primary, before the base backup copies it.  Each filter is
+# bloom_agg(g, p, capacity) over generate_series(lo, hi, step), plus the
+# value added (if any), so any copy can be checked against a recomputation.
+$primary->safe_psql('postgres', q{
+CREATE EXTENSION bloomfilter;
+CREATE TABLE filters (id int PRIMARY KEY, lo int, hi int, step int, p float8, capacity int8,
+	added int, f bloom);
+ALTER TABLE filters ALTER f SET STORAGE EXTENDED, ALTER f SET COMPRESSION pglz;
+CREATE FUNCTION recipe_filter(r filters) RETURNS bloom LANGUAGE sql STABLE AS $$
+	SELECT bloom_add(bloom_agg(g, r.p, r.capacity), r.added) FROM generate_series(r.lo, r.hi, r.step) AS g
+$$;
+INSERT INTO filters (id, lo, hi, step, p, capacity) VALUES
+	(1, 2, 2000000, 2, 0.01, 1000000),	-- 1.2 MB, out of line
+	(2, 1, 10000, 1, 0.01, 10000),		-- 12 kB, out of line
+	(3, 1, 20, 1, 0.01, 50),			-- 80 bytes, inline
+	(4, 1, 1000, 1, 0.01, 100000),		-- 120 kB, compressed to ~17 kB, out of line
+	(5, 1, 2000, 1, 0.01, 2000000);		-- 2.4 MB, scheme 2, compressed, out of line
+UPDATE filters SET f = recipe_filter(filters);
+CREATE TABLE big AS SELECT id FROM generate_series(1, 300000) AS id;
+});
+
+$primary->backup('base');
+my $standby = PostgreSQL::Test::Cluster->new('standby');
+$standby->init_from_backup($primary, 'base', has_streaming => 1);
+$standby->append_conf('postgresql.conf', 'hot_standby = on');
+$standby->start;
+bloom_watch($standby);
+
+is( $standby->safe_psql('postgres', 'SELECT pg_is_in_recovery()') . ' '
+	  . $primary->safe_psql('postgres', 'SELECT pg_is_in_recovery()'),
+	't f',
+	'the standby is in recovery, the primary is not');
+# From here on a failed step fails its checks only, and the run goes on.
+
+# query(NODE, SQL): its output; an error is shown, not fatal
+sub query
+{
+	my ($node, $sql) = @_;
+	my ($ret, $stdout, $stderr) = $node->psql('postgres', $sql);
+	diag($node->name . ": psql exited with $ret: $stderr") if $ret;
+	return $stdout;
+}
+
+# replayed(LABEL): the standby has replayed the primary's current WAL
+sub replayed
+{
+	my ($label) = @_;
+	my $lsn = $primary->lsn('write');
+	ok( eval { $primary->wait_for_catchup($standby, 'replay', $lsn); 1 },
+		"$label: the standby has replayed the primary's WAL up to $lsn")
+	  or diag($@);
+	return;
+}
+
+# compare(LABEL): every filter as on the primary, and = its recomputation
+my $digest =
+  "SELECT id || ' ' || md5(f::text) || ' ' || md5(bloom_send(f)) FROM filters ORDER BY id";
+sub compare
+{
+	my ($label) = @_;
+	my $expected = query($primary, $digest);
+	my $got      = query($standby, $digest);
+	my $n        = () = $got =~ /^./mg;
+	ok( $got ne '' && $got eq $expected,
+		"$label: md5 of the text form and of bloom_send of every filter as on the primary ($n filters)"
+	  )
+	  or diag(
+		"the standby's filters differ from the primary's (id, md5 of text, md5 of bloom_send):\n"
+		  . "primary:\n$expected\nstandby:\n$got");
+	is( query(
+			$standby,
+			'SELECT count(*) FROM filters WHERE f IS DISTINCT FROM recipe_filter(filters)'),
+		'0',
+		"$label: every filter on the standby = its recomputation there");
+	return;
+}
+
+replayed('base backup');
+# For a value not compressed, pg_column_size less the send length is its
+# length word: 0 out of line, 1 for a 1-byte header (see sql/forms.sql).
+is( query(
+		$standby, q{
+SELECT string_agg(id || ' ' || coalesce(pg_column_compression(f),
+	(pg_column_size(f) - octet_length(bloom_send(f)))::text), '|' ORDER BY id) FROM filters}
+	),
+	'1 0|2 0|3 1|4 pglz|5 pglz',
+	'the forms on the standby: 1, 2 out of line; 3 inline, 1-byte header; 4, 5 compressed'
+);
+compare('base backup');
+
+# ---- changes streamed to the running standby ----
+query($primary, q{
+INSERT INTO filters (id, lo, hi, step, p, capacity)
+SELECT id, id * 10000, id * 10000 + 9999, 1, 0.01, 10000 FROM generate_series(11, 15) AS id;
+UPDATE filters SET f = recipe_filter(filters) WHERE f IS NULL;
+-- a new value for stored filters: 1.2 MB, 12 kB, compressed, 2.4 MB
+UPDATE filters SET added = 424242, f = bloom_add(f, 424242) WHERE id IN (1, 2, 4, 5, 11);
+DELETE FROM filters WHERE id = 12;
+});
+replayed('streamed changes');
+compare('streamed changes');
+
+my $prefilter =
+  'SELECT count(*) FROM big WHERE bloom_contains((SELECT f FROM filters WHERE id = 1), id)';
+my $on_primary = query($primary, $prefilter);
+my $on_standby = query($standby, $prefilter);
+is($on_standby, $on_primary,
+	'the prefilter counts the same rows on the standby as on the primary');
+# 150,000 members (the even ids); the other 150,000 pass with probability
+# about 0.01 each (mean 1,500, standard deviation 39): 3,000 is 38 of them.
+$on_standby = 0 unless $on_standby =~ /^\d+$/;
+ok( $on_standby >= 150000 && $on_standby <= 153000,
+	"the prefilter on the standby, $on_standby rows: every member and "
+	  . ($on_standby - 150000)
+	  . ' false positives (bound: 0 to 3,000)');
+
+# ---- the standby restarted while the primary writes ----
+# Transaction i inserts filter 1000 + i (12 kB, out of line) and adds a value
+# to filter 1000 + i - 1.  An id is recorded once the primary acknowledged it.
+my $committed_file = "$work/committed";
+my $writer_log     = "$work/writer.log";
+open(my $fh, '>', $committed_file) or die "could not create $committed_file: $!";
+close($fh);
+my $writer = fork;
+die "could not fork: $!" unless defined $writer;
+if ($writer == 0)
+{
+	# The writer: leaves without the parent's END blocks (which would stop
+	# the servers and end the plan).
+	my $status = 0;
+	foreach my $i (1 .. 300)
+	{
+		my ($ret, $stdout, $stderr) = $primary->psql(
+			'postgres', "BEGIN;
+INSERT INTO filters (id, lo, hi, step, p, capacity, f)
+SELECT 1000 + $i, $i * 100, $i * 100 + 9999, 1, 0.01, 10000, bloom_agg(g, 0.01, 10000)
+FROM generate_series($i * 100, $i * 100 + 9999) AS g;
+UPDATE filters SET added = $i, f = bloom_add(f, $i) WHERE id = 1000 + $i - 1;
+COMMIT;");
+		if ($ret)
+		{
+			append_to_file($writer_log, "$stderr\n");
+			$status = 1;
+			last;
+		}
+		append_to_file($committed_file, "$i\n");
+	}
+	POSIX::_exit($status);
+}
+END
+{
+	kill 'TERM', $writer if $writer;
+}
+sub committed
+{
+	my @lines = split /\n/, slurp_file($committed_file);
+	return scalar @lines;
+}
+my $deadline = time + 60;
+usleep(50_000) while committed() < 30 && time < $deadline;
+$standby->stop('immediate');
+my $at_stop = committed();
+usleep(500_000);
+$standby->start;
+my $at_start = committed();
+waitpid($writer, 0);
+my $status = $? >> 8;
+$writer = undef;
+is(committed() . " $status", '300 0',
+	"the primary's writer ran through (300 transactions, exit 0)")
+  or diag(-e $writer_log ? slurp_file($writer_log) : '');
+ok( $at_stop >= 30 && $at_start > $at_stop && $at_start < 300,
+	$at_stop >= 30 && $at_start > $at_stop && $at_start < 300
+	? "the standby was stopped (immediate) after $at_stop commits and started again after $at_start, with the primary still writing"
+	: "the standby's restart was not in the middle of the writes (stopped after $at_stop commits, started after $at_start)"
+);
+replayed('after the restart');
+compare('after the restart');
+is( query(
+		$standby,
+		"SELECT count(*) || ' ' || count(added) FROM filters WHERE id > 1000"),
+	'300 299',
+	'every acknowledged transaction is on the standby');
+
+# ---- the logs ----
+foreach my $node ($primary, $standby)
+{
+	my $name = $node->name;
+	my @errors = grep { /(ERROR|PANIC):/ } split /\n/, slurp_file($node->logfile);
+	ok(!@errors, "no ERROR in the ${name}'s log")
+	  or diag(join("\n", grep { defined } @errors[ 0 .. 9 ]));
+}
+
+note('(' . (time - $started) . ' s)');
+bloom_done();
