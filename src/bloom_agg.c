@@ -41,6 +41,8 @@
  * With no rows the template is unknown (it is rarely a constant) and the
  * result is NULL.
  */
+#include "postgres.h"
+
 #include "bloom_agg.h"
 
 #include "catalog/pg_type.h"

@@ -16,6 +16,8 @@
  * Anything else (an expression, no statistics, a semi-join) gets
  * PostgreSQL's default for a boolean function, 1/3 of the non-NULL rows.
  */
+#include "postgres.h"
+
 #include "bloom_support.h"
 
 #include "access/detoast.h"

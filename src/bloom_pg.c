@@ -3,6 +3,8 @@
  * filter arguments (with the per-call-site detoast cache), allocating
  * filters, and the shape errors.
  */
+#include "postgres.h"
+
 #include "bloom_pg.h"
 
 #include "access/detoast.h"

@@ -9,8 +9,6 @@
 #ifndef BLOOM_PG_H
 #define BLOOM_PG_H
 
-#include "postgres.h"
-
 #include "bloom_compat.h"
 
 #include "fmgr.h"

@@ -38,6 +38,8 @@
  * with the default statistics target (101 bounds), a 2% selectivity is seen
  * as 2 +- 1.4 bounds; raise the column's target for a tighter estimate.
  */
+#include "postgres.h"
+
 #include "bloom_support.h"
 
 #include "access/detoast.h"

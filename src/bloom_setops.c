@@ -31,6 +31,8 @@
  *   empty), which keeps J(A, A) = 1 for every A and agrees with =.  The
  *   alternatives, 0 or NaN, would make an empty filter unlike itself.
  */
+#include "postgres.h"
+
 #include "bloom_pg.h"
 
 #include <math.h>

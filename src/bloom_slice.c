@@ -54,6 +54,8 @@
  * reaches them, so they cannot change an answer (the whole-value paths
  * still reject a value whose padding is not zero).
  */
+#include "postgres.h"
+
 #include "bloom_pg.h"
 
 #include "access/detoast.h"

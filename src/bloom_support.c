@@ -9,6 +9,8 @@
  * scan of 10,000,000 int8 rows against the same scan calling int8ne (doc/planner.md), and a filter whose size the planner can see is
  * charged for its size.
  */
+#include "postgres.h"
+
 #include "bloom_support.h"
 
 #include "access/detoast.h"
