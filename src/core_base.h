@@ -16,6 +16,17 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+/*
+ * The stored format depends on the exact output of XXH3: bf_hash_bytes
+ * decides which bits a value sets, and bloom_hash's values are kept in hash
+ * indexes.  xxHash froze that output in 0.8.0; earlier releases marked XXH3
+ * experimental and changed it, and a build against one would misread every
+ * stored filter.
+ */
+#if !defined(XXH_VERSION_NUMBER) || XXH_VERSION_NUMBER < 800
+#error "bloomfilter needs xxHash 0.8.0 or newer (xxhash.h): the stored format depends on XXH3's output, which xxHash froze in 0.8.0"
+#endif
+
 /* Inlined even where the compiler would not (hot paths). */
 #ifdef __GNUC__
 #define BF_ALWAYS_INLINE inline __attribute__((always_inline))
