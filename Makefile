@@ -29,6 +29,7 @@ OBJS = \
 	src/core_codec.o \
 	src/core_real.o \
 	src/bloom_pg.o \
+	src/bloom_cache.o \
 	src/bloom_io.o \
 	src/bloom_encoding.o \
 	src/bloom_element.o \
