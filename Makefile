@@ -34,7 +34,10 @@ OBJS = \
 	src/bloom_encoding.o \
 	src/bloom_element.o \
 	src/bloom_slice.o \
+	src/bloom_construct.o \
 	src/bloom_setops.o \
+	src/bloom_compare.o \
+	src/bloom_estimate.o \
 	src/bloom_agg.o \
 	src/bloom_agg_common.o \
 	src/bloom_sizing.o \

@@ -119,7 +119,7 @@ extern bool bloom_agg_object_view(Datum datum, BloomView *view);
 
 /*
  * The shape (m, k, hash scheme, flags) that shape text gives: the text form
- * of a filter up to its bits, as bloom_shape() writes it (bloom_setops.c).
+ * of a filter up to its bits, as bloom_shape() writes it (bloom_construct.c).
  * ERROR 22P02, naming function, for anything else.
  */
 extern void bloom_parse_shape(const char *function, const char *text, size_t length,
