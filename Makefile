@@ -29,11 +29,15 @@ OBJS = \
 	src/core_codec.o \
 	src/core_real.o \
 	src/bloom_pg.o \
+	src/bloom_cache.o \
 	src/bloom_io.o \
 	src/bloom_encoding.o \
 	src/bloom_element.o \
 	src/bloom_slice.o \
+	src/bloom_construct.o \
 	src/bloom_setops.o \
+	src/bloom_compare.o \
+	src/bloom_estimate.o \
 	src/bloom_agg.o \
 	src/bloom_agg_common.o \
 	src/bloom_sizing.o \

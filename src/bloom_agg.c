@@ -41,6 +41,8 @@
  * With no rows the template is unknown (it is rarely a constant) and the
  * result is NULL.
  */
+#include "postgres.h"
+
 #include "bloom_agg.h"
 
 #include "catalog/pg_type.h"
@@ -918,7 +920,7 @@ bloom_agg_filter_transfn(PG_FUNCTION_ARGS)
 
 /*
  * bloom_agg_shaped(bloom_hashed, shape): the shape is text, bloom_shape()'s
- * (bloom_setops.c), parsed once per call site and compared as bytes on
+ * (bloom_construct.c), parsed once per call site and compared as bytes on
  * later rows.  A row with a NULL value adds nothing and needs no shape; a
  * value needs one, as bloom_add(NULL, value) has no filter to add it to.  A
  * partial state cannot say "no shape yet", so this rule, unlike one that

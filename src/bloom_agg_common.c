@@ -9,6 +9,8 @@
  * aggregate's output, so bloom_agg_call follows that reference down the plan,
  * as EXPLAIN does, to the partial Aggref that still holds them.
  */
+#include "postgres.h"
+
 #include "bloom_agg.h"
 
 #include "nodes/plannodes.h"

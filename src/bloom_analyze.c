@@ -14,6 +14,8 @@
  * spaced subset of them is read.  A damaged value is skipped (counted as
  * NULL by the standard statistics).
  */
+#include "postgres.h"
+
 #include "bloom_pg.h"
 
 #include <math.h>

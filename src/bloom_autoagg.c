@@ -28,6 +28,8 @@
  * bloom_agg(value, p) when p is a constant (as for bloom_agg with a
  * capacity, bloom_agg.c).
  */
+#include "postgres.h"
+
 #include "bloom_agg.h"
 
 #include "catalog/pg_type.h"

@@ -49,6 +49,8 @@
  * Anything else leaves the Query untouched, so the plan is the one the
  * setting off gives.
  */
+#include "postgres.h"
+
 #include "bloom_pg.h"
 
 #include "access/genam.h"

@@ -9,8 +9,6 @@
 #ifndef BLOOM_COMPAT_H
 #define BLOOM_COMPAT_H
 
-#include "postgres.h"
-
 #if PG_VERSION_NUM < 150000
 #error "bloomfilter needs PostgreSQL 15 or later"
 #endif

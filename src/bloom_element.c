@@ -3,6 +3,8 @@
  * bloom_contains and bloom_contained_by.  Values become hashes in
  * bloom_encoding.c; the probes are the core's (core_probe.h).
  */
+#include "postgres.h"
+
 #include "bloom_pg.h"
 
 #include "miscadmin.h"

@@ -76,6 +76,8 @@
  * The type is resolved once per call site into an encoder; per row there is
  * one switch, a few stores and the hash.
  */
+#include "postgres.h"
+
 #include "bloom_encoding.h"
 
 #include <math.h>

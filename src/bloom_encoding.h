@@ -11,8 +11,6 @@
 #ifndef BLOOM_ENCODING_H
 #define BLOOM_ENCODING_H
 
-#include "postgres.h"
-
 #include "datatype/timestamp.h"
 #include "fmgr.h"
 #include "port/pg_bswap.h"

@@ -24,6 +24,8 @@
  *
  * This layout must never change silently: a new one takes a new version.
  */
+#include "postgres.h"
+
 #include "bloom_pg.h"
 
 #include "libpq/pqformat.h"

@@ -16,32 +16,24 @@
  * Anything else (an expression, no statistics, a semi-join) gets
  * PostgreSQL's default for a boolean function, 1/3 of the non-NULL rows.
  */
+#include "postgres.h"
+
 #include "bloom_support.h"
 
 #include "access/detoast.h"
-#include "access/htup_details.h"
 #include "access/table.h"
 #include "access/tableam.h"
 #include "catalog/pg_class.h"
-#include "catalog/pg_statistic.h"
-#include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
-#include "nodes/supportnodes.h"
-#include "optimizer/cost.h"
-#include "optimizer/optimizer.h"
-#include "optimizer/pathnode.h"
 #include "parser/parsetree.h"
 #include "storage/bufmgr.h"
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rls.h"
-#include "utils/selfuncs.h"
 #include "utils/snapmgr.h"
-#include "utils/syscache.h"
-#include "utils/typcache.h"
 
 /*
  * Whether the planner may read a row of the table by this qual to learn an

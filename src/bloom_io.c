@@ -6,6 +6,8 @@
  * bit array length and the padding bits are checked), and nothing is
  * allocated until the input's size has been checked against what it claims.
  */
+#include "postgres.h"
+
 #include "bloom_pg.h"
 
 #include "libpq/pqformat.h"

@@ -9,8 +9,6 @@
 #ifndef BLOOM_PG_H
 #define BLOOM_PG_H
 
-#include "postgres.h"
-
 #include "bloom_compat.h"
 
 #include "fmgr.h"
@@ -72,6 +70,9 @@ extern void bloom_view_filter(const BloomFilter *filter, BloomView *view);
 /* palloc, with huge pages for a large block where the OS has them. */
 extern void *bloom_palloc_large(Size size);
 
+/* Allocations at least this large are worth huge pages (bloom_palloc_large). */
+#define BLOOM_HUGE_PAGE_MIN_BYTES ((Size) 4 << 20)
+
 /*
  * Zero (src NULL) or copy nbytes of a bit array a stride at a time, so that
  * a query cancel does not wait for the page faults of a large new array.
@@ -118,7 +119,7 @@ extern bool bloom_agg_object_view(Datum datum, BloomView *view);
 
 /*
  * The shape (m, k, hash scheme, flags) that shape text gives: the text form
- * of a filter up to its bits, as bloom_shape() writes it (bloom_setops.c).
+ * of a filter up to its bits, as bloom_shape() writes it (bloom_construct.c).
  * ERROR 22P02, naming function, for anything else.
  */
 extern void bloom_parse_shape(const char *function, const char *text, size_t length,
@@ -166,7 +167,7 @@ pg_noreturn extern void bloom_raise_invalid_binary(const char *type_name, const 
 extern PGDLLEXPORT Datum bloom_in(PG_FUNCTION_ARGS);
 
 /*
- * Per-call-site cache kept in flinfo->fn_extra by the functions above.  A
+ * Per-call-site cache kept in flinfo->fn_extra (bloom_cache.c).  A
  * stored filter that the membership tests read by slices (bloom_slice.c)
  * has its checked header here and no value until it is detoasted whole.
  */
@@ -212,7 +213,7 @@ typedef struct BloomCallCache
 
 extern BloomCallCache *bloom_call_cache(FunctionCallInfo fcinfo);
 
-/* The slow paths of the three functions below (bloom_pg.c). */
+/* The slow paths of the three functions below (bloom_cache.c). */
 extern void bloom_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view);
 extern bool bloom_getarg_lookup_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view);
 extern BloomEncoder *bloom_call_encoder_resolve(FunctionCallInfo fcinfo, int argno);

@@ -38,30 +38,18 @@
  * with the default statistics target (101 bounds), a 2% selectivity is seen
  * as 2 +- 1.4 bounds; raise the column's target for a tighter estimate.
  */
+#include "postgres.h"
+
 #include "bloom_support.h"
 
-#include "access/detoast.h"
 #include "access/htup_details.h"
-#include "access/table.h"
-#include "access/tableam.h"
-#include "catalog/pg_class.h"
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
-#include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
-#include "nodes/supportnodes.h"
-#include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
-#include "optimizer/pathnode.h"
-#include "parser/parsetree.h"
-#include "storage/bufmgr.h"
-#include "utils/acl.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/rls.h"
-#include "utils/selfuncs.h"
-#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/typcache.h"
 

@@ -15,6 +15,8 @@
  * SQLSTATEs and messages (bloom_raise_shape_error): a shape outside the
  * limits is not a filter anyone can build, so planning one is an error too.
  */
+#include "postgres.h"
+
 #include "bloom_pg.h"
 
 #include "access/htup_details.h"

@@ -23,7 +23,7 @@
  * A call site that tests many values against the same stored filter (the
  * semi-join prefilter: one filter from an InitPlan, millions of rows) is
  * served best by detoasting once and testing in memory (the per-call-site
- * cache, bloom_pg.c), and a point lookup by slices.  Which one a call site
+ * cache, bloom_cache.c), and a point lookup by slices.  Which one a call site
  * is does not show on its first call, so it rents before it buys: each
  * filter a call site sees is read by slices for a few index scans, at most
  * BLOOM_SLICE_SCANS_MAX and never more than detoasting it whole would cost,
@@ -54,6 +54,8 @@
  * reaches them, so they cannot change an answer (the whole-value paths
  * still reject a value whose padding is not zero).
  */
+#include "postgres.h"
+
 #include "bloom_pg.h"
 
 #include "access/detoast.h"

@@ -9,32 +9,14 @@
  * scan of 10,000,000 int8 rows against the same scan calling int8ne (doc/planner.md), and a filter whose size the planner can see is
  * charged for its size.
  */
+#include "postgres.h"
+
 #include "bloom_support.h"
 
 #include "access/detoast.h"
-#include "access/htup_details.h"
-#include "access/table.h"
-#include "access/tableam.h"
-#include "catalog/pg_class.h"
-#include "catalog/pg_statistic.h"
-#include "catalog/pg_type.h"
-#include "executor/executor.h"
-#include "miscadmin.h"
-#include "nodes/nodeFuncs.h"
 #include "nodes/supportnodes.h"
-#include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
-#include "optimizer/pathnode.h"
-#include "parser/parsetree.h"
-#include "storage/bufmgr.h"
-#include "utils/acl.h"
 #include "utils/lsyscache.h"
-#include "utils/memutils.h"
-#include "utils/rls.h"
-#include "utils/selfuncs.h"
-#include "utils/snapmgr.h"
-#include "utils/syscache.h"
-#include "utils/typcache.h"
 
 /*
  * Per-call cost in cpu_operator_cost units: BLOOM_COST_BASE for hashing the

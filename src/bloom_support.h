@@ -1,7 +1,9 @@
 /*
  * bloom_support.h: what the planner-support files share (bloom_support.c,
  * the support function and costs; bloom_selectivity.c, the estimates;
- * bloom_initplan.c, filters that come from an InitPlan).
+ * bloom_initplan.c, filters that come from an InitPlan).  Its declarations
+ * bring the planner's nodes and selfuncs.h, which those files use too; each
+ * includes the rest of what it uses itself.
  */
 #ifndef BLOOM_SUPPORT_H
 #define BLOOM_SUPPORT_H

@@ -6,6 +6,8 @@
  * (see test/).  All core functions are prefixed bf_.  The core is one file
  * per job, each with its design notes at the top:
  *
+ *     core_base.h        the value hash (XXH3-128) and the compiler helpers,
+ *                        which core_probe.h builds on too
  *     core_shape.c       status messages, shape and header checks, sizing
  *                        (the formulas for m and k, scheme 1 and blocked)
  *     core_probe.h, .c   where a value's bits are (the hash-to-index scheme
@@ -22,15 +24,7 @@
 #ifndef BLOOM_CORE_H
 #define BLOOM_CORE_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include "bloom.h"
-#include "core_real.h"
-
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+#include "core_base.h"
 
 /*
  * Outcome of a check or a decode.  The SQL layer maps each to an SQLSTATE;
@@ -69,23 +63,6 @@ bf_check_interrupts(void)
 	if (bf_interrupt_hook != NULL)
 		bf_interrupt_hook();
 }
-
-/* Inlined even where the compiler would not (hot paths). */
-#ifdef __GNUC__
-#define BF_ALWAYS_INLINE inline __attribute__((always_inline))
-#else
-#define BF_ALWAYS_INLINE inline
-#endif
-
-/* A deliberate fall-through to the next case (-Wimplicit-fallthrough=5). */
-#if defined(__has_attribute)
-#if __has_attribute(fallthrough)
-#define BF_FALLTHROUGH __attribute__((fallthrough))
-#endif
-#endif
-#ifndef BF_FALLTHROUGH
-#define BF_FALLTHROUGH ((void) 0)
-#endif
 
 /* ---- shapes (core_shape.c) ---- */
 
@@ -134,27 +111,12 @@ extern bf_status bf_check_header(const BloomHeader *header);
 extern bf_status bf_check_bits(const BloomHeader *header, const uint8_t *bits,
 							   size_t nbytes);
 
-/* ---- hashing ---- */
+/* ---- hashing and probes ---- */
 
-typedef struct bf_hash
-{
-	uint64_t	h1;
-	uint64_t	h2;
-} bf_hash;
-
-/* The 128-bit hash of a value's canonical bytes (both schemes). */
-static inline bf_hash
-bf_hash_bytes(const void *data, size_t len)
-{
-	XXH128_hash_t h = XXH3_128bits(data, len);
-	bf_hash		result;
-
-	result.h1 = h.low64;
-	result.h2 = h.high64;
-	return result;
-}
-
-/* Probe positions, add and contains under each scheme, the adder. */
+/*
+ * The hash of a value (bf_hash, bf_hash_bytes) is in core_base.h; probe
+ * positions, add and contains under each scheme, and the adder here.
+ */
 #include "core_probe.h"
 
 /* ---- whole-array operations (core_bits.c; nbytes is a multiple of 8) ---- */

@@ -1,6 +1,7 @@
 /*
  * core_probe.h: where a value's k bits are, under each hash scheme, and the
- * functions that set and test them.  Part of core.h, which includes it.
+ * functions that set and test them.  Part of core.h, which includes it; it
+ * builds on core_base.h alone.
  *
  * A bloom filter (Bloom 1970) represents a set of n values by an array of m
  * bits and k hash functions onto [0, m).  Adding a value sets its k bits; a
@@ -87,7 +88,7 @@
 #ifndef BLOOM_CORE_PROBE_H
 #define BLOOM_CORE_PROBE_H
 
-#include "core.h"
+#include "core_base.h"
 
 /* floor(x * m / 2^64): maps a uniform 64-bit x onto [0, m) without division. */
 static inline uint64_t
