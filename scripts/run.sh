@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # The fresh-machine path, behind "make test", "make demo" and "make bench".
 #
-#   scripts/run.sh test     build, C unit tests, SQL tests on a throwaway cluster
-#   scripts/run.sh test-all the same on the host's 15, then the SQL and cluster
+#   scripts/run.sh test     build, C unit tests, SQL tests on a throwaway
+#                           cluster, TAP tests (t/*.pl)
+#   scripts/run.sh test-all the same on the host's 15, then the SQL and TAP
 #                           tests on every other major in $PG_MAJORS (default
 #                           "17 18 19"), each in a Debian chroot made and
 #                           cached by scripts/chroot.sh, then the cross-major
-#                           tests (test/cross/), then the unit and SQL tests
-#                           on 15 for each architecture in $BLOOM_ARCHES
-#                           (default "arm64 s390x i386"; test/arch.sh)
+#                           tests (test/cross/); meanwhile, in the background
+#                           from the start, the unit and SQL tests on 15 for
+#                           each architecture in $BLOOM_ARCHES (default
+#                           "arm64 s390x i386"; test/arch.sh)
 #   scripts/run.sh demo     build, then scripts/demo.sql on a throwaway cluster
 #   scripts/run.sh bench    build, then bench/bench.sh on a tuned throwaway cluster
 #   scripts/run.sh plots    build, then doc/plots/make-plots.sh on a throwaway cluster
@@ -21,7 +23,8 @@
 #
 # Environment: PG_CONFIG (default: PostgreSQL 15's), BLOOM_BUILD_DIR (default
 # build/), BLOOM_WERROR=1 to fail on any compiler warning in our sources,
-# BLOOM_TESTS (default "unit sql cluster") to run only some kinds of tests,
+# BLOOM_TESTS (default "unit sql cluster"; cluster is the TAP tests) to run
+# only some kinds of tests,
 # BLOOM_SKIP_SETUP=1 where the dependencies are known to be there (chroots).
 set -euo pipefail
 
@@ -132,10 +135,27 @@ if [ "$mode" = test-all ]; then
 		"$ROOT/scripts/chroot.sh" ensure "$major" >"$BUILD/chroot-$major.log" 2>&1 &
 		preparing[$major]=$!
 	done
-	for arch in ${BLOOM_ARCHES-arm64 s390x i386}; do
+	arches=(${BLOOM_ARCHES-arm64 s390x i386})
+	for arch in "${arches[@]}"; do
 		"$ROOT/scripts/chroot.sh" ensure "15-$arch" >"$BUILD/chroot-15-$arch.log" 2>&1 &
-		preparing[15-$arch]=$!
 	done
+	# The other architectures' tests (test/arch.sh) run in the background
+	# from here, one after another, each once its chroot is made (ensure
+	# waits for the maker above): they are mostly qemu's work on one core,
+	# while the host's and the majors' tests mostly wait on their servers.
+	# Their output is shown, and counted, at the end.
+	if [ ${#arches[@]} -gt 0 ]; then
+		(
+			for arch in "${arches[@]}"; do
+				t=$SECONDS
+				status=0
+				{ "$ROOT/scripts/chroot.sh" ensure "15-$arch" && "$ROOT/test/arch.sh" "15-$arch"; } \
+					>"$BUILD/arch-$arch.out" 2>&1 || status=$?
+				echo "$status $((SECONDS - t))" >"$BUILD/arch-$arch.status"
+			done
+		) &
+		arch_job=$!
+	fi
 fi
 passed=0
 failed=0
@@ -224,7 +244,7 @@ if runs cluster; then
 		if ! runuser -u postgres -- test -r "$ROOT/t/BloomTest.pm"; then
 			tap_root=$(mktemp -d /tmp/bloomfilter-src.XXXXXX)
 			cleanup+=("rm -rf '$tap_root'")
-			tar -C "$ROOT" --exclude=./build --exclude=./.git -cf - . | tar -C "$tap_root" -xf -
+			tar -C "$ROOT" --exclude=./build -cf - . | tar -C "$tap_root" -xf -
 			chmod -R a+rX "$tap_root"
 			echo "(user postgres cannot read $ROOT, so the TAP tests run from a copy in $tap_root)"
 		fi
@@ -290,17 +310,25 @@ if [ "$mode" = test-all ]; then
 	done
 	# ---- other architectures: test/arch.sh on 15, in chroots ----
 	# The unit tests (without the sanitizers and fuzzers, which ran above),
-	# pg_regress, and filters exchanged with the host (test/arch.sh).
-	for arch in ${BLOOM_ARCHES-arm64 s390x i386}; do
+	# pg_regress, and filters exchanged with the host, run in the background
+	# since the start.
+	if [ -n "${arch_job:-}" ]; then
+		heading "other architectures (waiting for the background run)"
+		t=$SECONDS
+		wait "$arch_job" || true
+		echo "waited $(elapsed $t)"
+	fi
+	for arch in "${arches[@]}"; do
 		heading "PostgreSQL 15 on $arch (chroot $("$ROOT/scripts/chroot.sh" name "15-$arch"))"
-		if wait "${preparing[15-$arch]}"; then
-			cat "$BUILD/chroot-15-$arch.log"
-			run_counted "15 on $arch" "$BUILD/arch-$arch.log" "$ROOT/test/arch.sh" "15-$arch"
-		else
-			cat "$BUILD/chroot-15-$arch.log"
-			failed=$((failed + 1))
-			summary+=("$(printf '%-22s the chroot could not be made' "15 on $arch:")")
-		fi
+		cat "$BUILD/chroot-15-$arch.log" "$BUILD/arch-$arch.out" 2>/dev/null || true
+		status=1 secs=0
+		[ -s "$BUILD/arch-$arch.status" ] && read -r status secs <"$BUILD/arch-$arch.status"
+		p=0 f=0
+		read -r p f <<<"$(count_result_lines "$BUILD/arch-$arch.out")" || true
+		p=${p:-0} f=${f:-0}
+		[ "$status" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+		passed=$((passed + p)) failed=$((failed + f))
+		summary+=("$(printf '%-22s %d passed, %d failed (exited %d, %ss, in the background)' "15 on $arch:" "$p" "$f" "$status" "$secs")")
 	done
 fi
 

@@ -78,6 +78,7 @@
  */
 #include "postgres.h"
 
+#include "bloom_compat.h"
 #include "bloom_encoding.h"
 
 #include <math.h>

@@ -56,7 +56,7 @@ foreach my $role (qw(writers readers))
 	$run{$role}->finish;
 	my $raw = $run{$role}->full_result(0);
 	# as the shell reports it: the exit code, or 128 + the signal
-	$status{$role} = $raw & 127 ? 128 + ($raw & 127) : $raw >> 8;
+	$status{$role} = shell_status($raw);
 }
 
 # "number of transactions actually processed: N" and, from PostgreSQL 15,

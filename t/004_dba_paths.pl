@@ -210,7 +210,7 @@ sub copy_binary
 		psql_command($to_db, '-c', "COPY $to FROM STDIN (FORMAT binary)"),
 		'2>', \$to_err);
 	$pipe->finish;
-	my $statuses = join(' ', $pipe->results);
+	my $statuses = join(' ', map { shell_status($_) } $pipe->full_results);
 	diag("COPY $from: $from_err$to_err") if $statuses ne '0 0';
 	return $statuses;
 }
@@ -249,7 +249,7 @@ foreach my $form (qw(inserts column-inserts))
 	my $err = '';
 	IPC::Run::run([ 'pg_dump', "--$form", '-d', $node->connstr('dba_source'), '-f', $file ],
 		'2>', \$err);
-	my $status = $? >> 8;
+	my $status = shell_status($?);
 	diag("pg_dump --$form: $err") if $status != 0;
 	# a filter's row is one INSERT with its text form
 	my $n = -e $file ? count_matches(slurp_file($file), qr/^INSERT INTO public\.plain /m) : '';
@@ -257,7 +257,7 @@ foreach my $form (qw(inserts column-inserts))
 		"pg_dump --$form exits 0 and writes one INSERT per row of plain");
 	my ($stdout, $stderr) = ('', '');
 	IPC::Run::run(psql_command($db, '-f', $file), '>', \$stdout, '2>', \$stderr);
-	is($? >> 8, 0, "pg_dump --$form: psql restores it") or diag($stderr);
+	is(shell_status($?), 0, "pg_dump --$form: psql restores it") or diag($stderr);
 	compare_copy($db, "pg_dump --$form");
 }
 

@@ -48,7 +48,7 @@ sub run_exit_code
 	my ($command) = @_;
 	my ($stdout, $stderr) = ('', '');
 	IPC::Run::run($command, '>', \$stdout, '2>', \$stderr);
-	my $status = $? >> 8;
+	my $status = shell_status($?);
 	note("@$command: $stdout$stderr") if "$stdout$stderr" ne '';
 	return $status;
 }
@@ -160,7 +160,7 @@ if ($loader == 0)
 			append_to_file($committed_file, "$i\n");
 		}
 	};
-	append_to_file($load_log, $@) if $@;
+	eval { append_to_file($load_log, $@) } if $@;
 	# not through END blocks: they would stop the server
 	POSIX::_exit(0);
 }

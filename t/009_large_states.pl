@@ -18,7 +18,8 @@ $node->safe_psql('postgres',
 	'CREATE EXTENSION bloomfilter; CREATE TABLE one_row AS SELECT 1 AS x');
 
 my ($available_kb) =
-  slurp_file('/proc/meminfo') =~ /^MemAvailable:\s*([0-9]+)/m;
+  slurp_file('/proc/meminfo') =~ /^MemAvailable:\s*([0-9]+)/m
+  or die "no MemAvailable line in /proc/meminfo: cannot tell whether 4 GB are available";
 my $available_mb = int($available_kb / 1024);
 if ($available_mb < 4096)
 {

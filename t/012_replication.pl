@@ -156,6 +156,15 @@ sub query
 	return $stdout;
 }
 
+# succeeds(NODE, DB, SQL): whether psql ran it all (exit 0); an error is shown
+sub succeeds
+{
+	my ($node, $db, $sql) = @_;
+	my ($ret, $stdout, $stderr) = $node->psql($db, $sql);
+	diag($node->name . " ($db): psql exited with $ret: $stderr") if $ret;
+	return $ret == 0;
+}
+
 # caught_up(LABEL): both subscriptions caught up with the publisher's
 # current WAL position
 sub caught_up
@@ -181,8 +190,11 @@ sub compare
 	{
 		my $rows = "SELECT id || ' ' || md5(t::text) FROM $table AS t ORDER BY id";
 		my $expected = query($pub, 'pub', $rows);
+		# (a file of this step's, or none: never an earlier step's)
 		my $file = "$work/$table.copy";
-		query($pub, 'pub', "\\copy $table TO '$file' (FORMAT binary)");
+		unlink $file;
+		my $exported =
+		  succeeds($pub, 'pub', "\\copy $table TO '$file' (FORMAT binary)");
 		foreach my $s (@subscriptions)
 		{
 			my $got = query($sub, $s, $rows);
@@ -190,15 +202,18 @@ sub compare
 			is($got, $expected,
 				"$label, $s: $table, the md5 of each row's text form as on the publisher ($n rows)"
 			);
-			query($sub, $s,
+			my $imported = $exported
+			  && succeeds($sub, $s,
 				"TRUNCATE pub_$table;\n\\copy pub_$table FROM '$file' (FORMAT binary)");
 			my $differ = join(' OR ',
 				'false',
 				map { "s.$_ IS DISTINCT FROM p.$_" } @{ $filter_columns{$table} });
-			is( query(
+			is( $imported
+				? query(
 					$sub, $s,
 					"SELECT count(*) FROM $table AS s FULL JOIN pub_$table AS p USING (id)
-					WHERE s.id IS NULL OR p.id IS NULL OR $differ"),
+					WHERE s.id IS NULL OR p.id IS NULL OR $differ")
+				: "(the binary COPY from the publisher to $s failed)",
 				'0',
 				"$label, $s: $table, every filter = the publisher's (carried over by binary COPY)"
 			);
@@ -283,6 +298,9 @@ FROM pg_stat_replication_slots WHERE slot_name IN ('s_binary', 's_text')};
 my (undef, $binary_txns_before, undef, undef, $text_txns_before) =
   split / /, query($pub, 'pub', $stream_stats);
 my $transaction = $pub->background_psql('pub');
+# the framework's timeout for each query, not one for the whole step (which
+# waits for the streaming and queries the subscribers before the COMMIT)
+$transaction->set_query_timer_restart;
 my $changed = eval {
 	$transaction->query_safe(q{
 BEGIN;

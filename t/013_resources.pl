@@ -103,8 +103,10 @@ sub cancel_case
 	$timeout->start;
 	eval { $client->finish; 1 } or $client->kill_kill;
 	my $t1 = 0;
+	# The line starts with the time (%m, three words), then "[PID]" (up to
+	# 18's log_line_prefix) or "client backend[PID]" (19's, with %b).
 	if (slurp_file($node->logfile) =~
-		/^(\S+ \S+ \S+) \[$pid\] (?:.* )?ERROR:  canceling statement due to user request/m)
+		/^(\S+ \S+ \S+) [^\[\n]*\[$pid\] (?:.* )?ERROR:  canceling statement due to user request/m)
 	{
 		$t1 = $node->safe_psql('postgres',
 			"SELECT (extract(epoch FROM '$1'::timestamptz) * 1000)::int8");
@@ -134,8 +136,9 @@ sub cancel_case
 # bloom_out is called directly: the cast to text would add PostgreSQL's own
 # copy of the 1 GB string.
 my $big = 'bloom_empty_mk(8589934400 + 0 * g, 1)';
-my ($available_kb) = slurp_file('/proc/meminfo') =~ /^MemAvailable:\s*(\d+)/m;
-my $available_mb = int(($available_kb // 0) / 1024);
+my ($available_kb) = slurp_file('/proc/meminfo') =~ /^MemAvailable:\s*(\d+)/m
+  or die "no MemAvailable line in /proc/meminfo: cannot tell whether 4 GB are available";
+my $available_mb = int($available_kb / 1024);
 if ($available_mb < 4096)
 {
 	diag("SKIPPED (a): only $available_mb MB of memory available; the cancel tests need 4 GB");
@@ -165,15 +168,24 @@ my $fr = "(CASE WHEN g > 0 THEN $f END)";
 my $vmhwm =
   q{SELECT substring(pg_read_file('/proc/self/status') from 'VmHWM:\s*(\d+)')};
 
-# peak_kb(N, QUERY-TEMPLATE with @N@): VmHWM in kB of a fresh backend after it.
+# last_number(OUTPUT): the last line of psql's OUTPUT if it is a number,
+# otherwise '' (a measure that failed: its check fails).
+sub last_number
+{
+	my ($output) = @_;
+	my $last = (split /\n/, $output, -1)[-1] // '';
+	return $last if $last =~ /^\d+$/;
+	diag("no number on the last line of psql's output:\n$output");
+	return '';
+}
+
+# peak_kb(N, QUERY-TEMPLATE with @N@): VmHWM in kB of a fresh backend after
+# it, or '' (see last_number).  An error ends the test (safe_psql).
 sub peak_kb
 {
 	my ($n, $template) = @_;
 	(my $sql = $template) =~ s/\@N\@/$n/g;
-	my ($stdout, $stderr);
-	$node->psql('postgres', "$sql;\n$vmhwm;", stdout => \$stdout, stderr => \$stderr);
-	note($stderr) if $stderr ne '';
-	return (split /\n/, $stdout)[-1] // '';
+	return last_number($node->safe_psql('postgres', "$sql;\n$vmhwm;"));
 }
 
 sub growth_case
@@ -281,20 +293,17 @@ sub group_query
 	return "SELECT count(*) FROM (SELECT g % 100000 AS grp, $aggregate AS f FROM (SELECT generate_series(1, 1000000) AS g) AS s GROUP BY 1) AS t WHERE f IS NOT NULL";
 }
 
-# agg_peak(WORK_MEM, AGGREGATE)
+# agg_peak(WORK_MEM, AGGREGATE): VmHWM in kB after the grouped query, or ''
+# (see last_number).  An error ends the test (safe_psql).
 sub agg_peak
 {
 	my ($work_mem, $aggregate) = @_;
-	my ($stdout, $stderr);
-	$node->psql(
-		'postgres',
-		"SET work_mem = '$work_mem';\nSET enable_sort = off;\n"
-		  . group_query($aggregate)
-		  . ";\n$vmhwm;",
-		stdout => \$stdout,
-		stderr => \$stderr);
-	note($stderr) if $stderr ne '';
-	return number((split /\n/, $stdout)[-1]);
+	return last_number(
+		$node->safe_psql(
+			'postgres',
+			"SET work_mem = '$work_mem';\nSET enable_sort = off;\n"
+			  . group_query($aggregate)
+			  . ";\n$vmhwm;"));
 }
 
 # agg_case(NAME, AGGREGATE, CAPACITY)
@@ -306,10 +315,14 @@ sub agg_case
 			"SELECT bytes FROM bloom_info(bloom_empty(0.01, $capacity))"));
 	my $base      = agg_peak('1GB', 'count(*)');
 	my $peak      = agg_peak('1GB', $agg);
-	my $per_group = int(($peak - $base) * 1024 / 100000);
+	my $per_group = int((number($peak) - number($base)) * 1024 / 100000);
 	my $bound     = 2 * $filter_bytes + 128;
 	note("$name: 100,000 groups of $filter_bytes-byte filters in memory: peak $peak kB, $base kB with count(*): $per_group bytes per group (bound $bound)");
-	if ($per_group <= $bound && $per_group >= $filter_bytes)
+	if ($base eq '' || $peak eq '')
+	{
+		fail("$name: could not measure the memory per group in memory");
+	}
+	elsif ($per_group <= $bound && $per_group >= $filter_bytes)
 	{
 		pass("$name: $per_group bytes per group in memory, within 2 * $filter_bytes + 128");
 	}
@@ -320,7 +333,11 @@ sub agg_case
 	my $base4 = agg_peak('4MB', 'count(*)');
 	my $peak4 = agg_peak('4MB', $agg);
 	note("$name: with work_mem = 4MB: peak $peak4 kB, $base4 kB with count(*)");
-	if ($peak4 - $base4 < 16384)
+	if ($base4 eq '' || $peak4 eq '')
+	{
+		fail("$name: with work_mem = 4MB: could not measure");
+	}
+	elsif ($peak4 - $base4 < 16384)
 	{
 		pass("$name: with work_mem = 4MB the aggregate spills ("
 			  . ($peak4 - $base4)

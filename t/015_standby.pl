@@ -158,25 +158,35 @@ my $writer = fork;
 die "could not fork: $!" unless defined $writer;
 if ($writer == 0)
 {
-	# The writer: leaves without the parent's END blocks (which would stop
-	# the servers and end the plan).
+	# The writer: leaves by POSIX::_exit, even when it dies, never through
+	# the parent's END blocks (which would stop the servers and print a
+	# second count line).
 	my $status = 0;
-	foreach my $i (1 .. 300)
-	{
-		my ($ret, $stdout, $stderr) = $primary->psql(
-			'postgres', "BEGIN;
+	my $ran = eval {
+		foreach my $i (1 .. 300)
+		{
+			my ($ret, $stdout, $stderr) = $primary->psql(
+				'postgres', "BEGIN;
 INSERT INTO filters (id, lo, hi, step, p, capacity, f)
 SELECT 1000 + $i, $i * 100, $i * 100 + 9999, 1, 0.01, 10000, bloom_agg(g, 0.01, 10000)
 FROM generate_series($i * 100, $i * 100 + 9999) AS g;
 UPDATE filters SET added = $i, f = bloom_add(f, $i) WHERE id = 1000 + $i - 1;
 COMMIT;");
-		if ($ret)
-		{
-			append_to_file($writer_log, "$stderr\n");
-			$status = 1;
-			last;
+			if ($ret)
+			{
+				append_to_file($writer_log, "$stderr\n");
+				$status = 1;
+				last;
+			}
+			append_to_file($committed_file, "$i\n");
 		}
-		append_to_file($committed_file, "$i\n");
+		1;
+	};
+	if (!$ran)
+	{
+		my $error = $@;
+		eval { append_to_file($writer_log, "the writer died: $error\n") };
+		$status = 1;
 	}
 	POSIX::_exit($status);
 }
@@ -197,7 +207,7 @@ usleep(500_000);
 $standby->start;
 my $at_start = committed();
 waitpid($writer, 0);
-my $status = $? >> 8;
+my $status = shell_status($?);
 $writer = undef;
 is(committed() . " $status", '300 0',
 	"the primary's writer ran through (300 transactions, exit 0)")

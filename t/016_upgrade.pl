@@ -197,7 +197,8 @@ ORDER BY 1;
 
 my $fresh = $node->safe_psql('fresh', $describe_members) . "\n";
 write_file("$work/fresh.txt", $fresh);
-my $members = () = $fresh =~ / :: /g;
+# (lines, as grep -c counts them)
+my $members = grep { / :: / } split /\n/, $fresh;
 my $lines   = () = $fresh =~ /\n/g;
 note("fresh install: $members members, $lines description lines");
 foreach my $db (qw(upgraded from11))
@@ -232,7 +233,7 @@ IPC::Run::run(
 		@tests
 	],
 	'>&', \$regress_log);
-my $regress_status = $? >> 8;
+my $regress_status = shell_status($?);
 note($regress_log);
 # A test's line: "test NAME ... ok" up to 15, "ok N - NAME" (TAP) from 16.
 my %regress_result;
@@ -368,7 +369,8 @@ CREATE EXTENSION bloomfilter VERSION '$version';
 	is(snapshot($db), $before,
 		"the $nobjects views and materialized views on ${version}'s aggregates answer the same after ALTER EXTENSION UPDATE"
 	);
-	$got = output_of(
+	# (both streams: the REFRESH, last, prints nothing but its error)
+	$got = all_output_of(
 		$db, q{
 SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter';
 SELECT string_agg(a.aggfnoid::regprocedure || ' ' || a.aggtranstype::regtype, ', '
@@ -421,18 +423,25 @@ my $old_inst = '';
 my $old_why  = '';
 my @git      = ('git', '-c', 'safe.directory=*', '-C', $root);
 my ($git_out, $git_err) = ('', '');
-IPC::Run::run(
-	[
-		@git, 'log', '--diff-filter=A', '--format=%H', '--',
-		'sql/bloomfilter--1.0--1.1.sql'
-	],
-	'>', \$git_out, '2>', \$git_err);
-my @added = split /\n/, $git_out;
+# (git missing, or failing, leads to the fallback, as does the commit missing)
+my $logged = eval {
+	IPC::Run::run(
+		[
+			@git, 'log', '--diff-filter=A', '--format=%H', '--',
+			'sql/bloomfilter--1.0--1.1.sql'
+		],
+		'>', \$git_out, '2>', \$git_err);
+};
+chomp(my $git_failed = $logged ? '' : $@ || $git_err);
+# (IPC::Run's "Command 'git' not found in" names every directory of PATH)
+$git_failed =~ s/ not found in .*/ not found/s;
+my @added = $logged ? split(/\n/, $git_out) : ();
 my $added = @added ? $added[-1] : '';
 if ($added eq ''
-	|| !IPC::Run::run([ @git, 'cat-file', '-e', "$added^" ], '2>', \$git_err))
+	|| !eval { IPC::Run::run([ @git, 'cat-file', '-e', "$added^" ], '2>', \$git_err) })
 {
 	$old_why = "the repository's history is not here";
+	$old_why .= " (git: $git_failed)" if $git_failed ne '';
 }
 else
 {
@@ -445,13 +454,14 @@ else
 		"VPATH=$work/old/src",
 		'PG_CONFIG=' . $node->config_data('--bindir') . '/pg_config');
 	my ($build_log, $install_log) = ('', '');
-	my $built =
-	  IPC::Run::run([ @git, 'archive', "$added^" ],
-		'|', [ 'tar', '-x', '-C', "$work/old/src" ])
-	  && IPC::Run::run([ @mk_old, '-j2' ], '>&', \$build_log)
-	  && IPC::Run::run([ @mk_old, 'install', "DESTDIR=$work/old/inst" ],
-		'>&', \$install_log);
-	$build_log .= $install_log;
+	my $built = eval {
+		IPC::Run::run([ @git, 'archive', "$added^" ],
+			'|', [ 'tar', '-x', '-C', "$work/old/src" ])
+		  && IPC::Run::run([ @mk_old, '-j2' ], '>&', \$build_log)
+		  && IPC::Run::run([ @mk_old, 'install', "DESTDIR=$work/old/inst" ],
+			'>&', \$install_log);
+	};
+	$build_log .= $install_log . ($@ // '');
 	if ($built)
 	{
 		$old_inst = "$work/old/inst";

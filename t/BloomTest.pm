@@ -30,7 +30,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 our @EXPORT = qw(bloom_node bloom_watch bloom_done bloom_skip_all
-  check_lines check_has check_lacks diff_of load_from_conf bloom_root
+  check_lines check_has check_lacks diff_of shell_status load_from_conf bloom_root
   $PG_MAJOR $EXPLAIN_INITPLAN_1 $EXPLAIN_INITPLAN_1_VALUE);
 
 # The test's name, for the count line: t/011_parallel.pl is "parallel".
@@ -128,9 +128,12 @@ sub check_lines
 	my ($output) = @_;
 	foreach my $line (split /\n/, $output)
 	{
-		if ($line =~ /^CHECK (\S+) ?(.*)$/)
+		if ($line =~ /^CHECK /)
 		{
-			ok($1 eq 'pass', $2);
+			# as the shell's "read -r _ result description": a line with no
+			# verdict is a failure, never dropped
+			my (undef, $result, $description) = split ' ', $line, 3;
+			ok(($result // '') eq 'pass', $description // '');
 		}
 		else
 		{
@@ -160,6 +163,15 @@ sub check_lacks
 	ok(index($text, $needle) < 0, $name)
 	  or diag("unexpected \"$needle\" in:\n$text");
 	return;
+}
+
+# shell_status(WAIT_STATUS): a wait status ($?, or one of IPC::Run's
+# full_results) as a shell gives it: the exit code, or 128 + the signal that
+# killed the process, so that a death by signal is never 0.
+sub shell_status
+{
+	my ($status) = @_;
+	return $status & 127 ? 128 + ($status & 127) : $status >> 8;
 }
 
 # diff_of(EXPECTED_FILE, ACTUAL_FILE): diff -u's output, empty when equal.
