@@ -913,6 +913,7 @@ prefilter_for_exists(PrefilterCatalog *cat, Query *query, SubLink *sublink,
 	if (select->commandType != CMD_SELECT || select->hasModifyingCTE ||
 		select->rowMarks != NIL || select->limitCount != NULL ||
 		select->limitOffset != NULL || select->groupClause != NIL ||
+		select->groupingSets != NIL ||
 		select->havingQual != NULL || select->hasAggs || select->hasWindowFuncs ||
 		select->setOperations != NULL || select->cteList != NIL ||
 		list_length(select->jointree->fromlist) != 1 ||
