@@ -51,7 +51,7 @@
  */
 #include "postgres.h"
 
-#include "bloom_pg.h"
+#include "bloom_support.h"
 
 #include "access/genam.h"
 #include "access/htup_details.h"
@@ -819,16 +819,11 @@ prefilter_for_join_clause(PrefilterCatalog *cat, Query *query, Node *clause,
 static bool
 prefilter_rerunnable(Query *select, int depth)
 {
-	ListCell   *lc;
 	int			level;
 
-	if (select->commandType != CMD_SELECT || select->hasModifyingCTE ||
-		select->rowMarks != NIL || select->limitCount != NULL ||
-		select->limitOffset != NULL || select->utilityStmt != NULL)
+	if (!bloom_select_without(select, BLOOM_SELECT_LIMIT | BLOOM_SELECT_LOCKING |
+							  BLOOM_SELECT_MODIFYING_CTE | BLOOM_SELECT_SAMPLED))
 		return false;
-	foreach(lc, select->rtable)
-		if (lfirst_node(RangeTblEntry, lc)->tablesample != NULL)
-			return false;
 	/* uncorrelated: no Var of this query or of any above it */
 	for (level = 1; level <= depth + 1; level++)
 		if (contain_vars_of_level((Node *) select, level))
@@ -910,12 +905,10 @@ prefilter_for_exists(PrefilterCatalog *cat, Query *query, SubLink *sublink,
 	List	   *added = NIL;
 	ListCell   *lc;
 
-	if (select->commandType != CMD_SELECT || select->hasModifyingCTE ||
-		select->rowMarks != NIL || select->limitCount != NULL ||
-		select->limitOffset != NULL || select->groupClause != NIL ||
-		select->groupingSets != NIL ||
-		select->havingQual != NULL || select->hasAggs || select->hasWindowFuncs ||
-		select->setOperations != NULL || select->cteList != NIL ||
+	/* a plain SELECT of one table: GROUP BY () is true without a row of L */
+	if (!bloom_select_without(select, BLOOM_SELECT_LIMIT | BLOOM_SELECT_LOCKING |
+							  BLOOM_SELECT_WITH | BLOOM_SELECT_GROUPING |
+							  BLOOM_SELECT_WINDOWS | BLOOM_SELECT_SET_OPERATION) ||
 		list_length(select->jointree->fromlist) != 1 ||
 		!IsA(linitial(select->jointree->fromlist), RangeTblRef))
 		return NIL;
