@@ -190,11 +190,13 @@ bloom_type_carries_text(Oid typid, int depth)
  *
  * A group holds types whose equal values, by the equality operators
  * PostgreSQL joins them with (int4 = int8, float4 = float8, name = text,
- * date = timestamp, and the implicit casts int4 to numeric, varchar or
- * bpchar to text, ...), have equal canonical bytes.  BLOOM_GROUP_SELF is a
- * type whose equal values have equal bytes, but only within the type:
- * timestamptz has timestamp's bytes, but equals a timestamp or a date only
- * as the session's TimeZone says; and a type encoded by its send function
+ * date = timestamp, and the implicit casts int4 to numeric, varchar to
+ * text, ...), have equal canonical bytes.  BLOOM_GROUP_SELF is a type whose
+ * equal values have equal bytes, but only within the type: timestamptz has
+ * timestamp's bytes, but equals a timestamp or a date only as the session's
+ * TimeZone says; bpchar drops its trailing spaces as its equality does, but
+ * varchar = bpchar compares as bpchar ('ab ' equals 'ab' there, and the
+ * varchar keeps its space); and a type encoded by its send function
  * belongs here only when its equality is equality of its send output
  * (oid, time, "char", macaddr, inet; and every enum, whose label is its
  * send output).  Any other type is BLOOM_GROUP_NONE, even though it is
@@ -218,7 +220,7 @@ static const BloomTypeEncoding bloom_type_encodings[] = {
 	{FLOAT8OID, BLOOM_ENCODE_FLOAT8, BLOOM_GROUP_FLOAT},
 	{TEXTOID, BLOOM_ENCODE_TEXT, BLOOM_GROUP_TEXT},
 	{VARCHAROID, BLOOM_ENCODE_TEXT, BLOOM_GROUP_TEXT},
-	{BPCHAROID, BLOOM_ENCODE_BPCHAR, BLOOM_GROUP_TEXT},
+	{BPCHAROID, BLOOM_ENCODE_BPCHAR, BLOOM_GROUP_SELF},
 	{NAMEOID, BLOOM_ENCODE_NAME, BLOOM_GROUP_TEXT},
 	{DATEOID, BLOOM_ENCODE_DATE, BLOOM_GROUP_DATE},
 	{TIMESTAMPOID, BLOOM_ENCODE_TIMESTAMP, BLOOM_GROUP_DATE},

@@ -75,7 +75,7 @@ typedef enum BloomEncodingGroup
 	BLOOM_GROUP_NONE,			/* equal values may hash differently */
 	BLOOM_GROUP_INTEGER,		/* int2, int4, int8, numeric */
 	BLOOM_GROUP_FLOAT,			/* float4, float8 */
-	BLOOM_GROUP_TEXT,			/* text, varchar, bpchar, name */
+	BLOOM_GROUP_TEXT,			/* text, varchar, name */
 	BLOOM_GROUP_DATE,			/* date, timestamp */
 	BLOOM_GROUP_SELF			/* the type alone */
 } BloomEncodingGroup;
