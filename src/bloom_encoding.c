@@ -202,7 +202,9 @@ bloom_type_carries_text(Oid typid, int depth)
  * send output).  Any other type is BLOOM_GROUP_NONE, even though it is
  * hashed: interval ('1 day' = '24 hours'), jsonb (1.0 = 1), arrays (whose
  * numeric elements keep their scale), citext and the like have equal
- * values with different bytes.
+ * values with different bytes.  sql/hash_alike.sql checks the groups
+ * against real hashing, for every pair of types that PostgreSQL's
+ * equalities join.
  */
 typedef struct BloomTypeEncoding
 {
