@@ -47,6 +47,10 @@ OBJS = \
 	src/bloom_analyze.o \
 	src/bloom_autoagg.o \
 	src/bloom_autoprefilter.o \
+	src/bloom_autoprefilter_catalog.o \
+	src/bloom_autoprefilter_types.o \
+	src/bloom_autoprefilter_joins.o \
+	src/bloom_autoprefilter_build.o \
 	src/bloom_hashed.o
 DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql sql/bloomfilter--1.1--1.2.sql \
 	sql/bloomfilter--1.2--1.3.sql

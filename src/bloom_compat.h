@@ -69,7 +69,7 @@
 
 
 /*
- * Three differences the automatic prefilter (bloom_autoprefilter.c) meets:
+ * Three differences the automatic prefilter (bloom_autoprefilter*.c) meets:
  *
  * 19 gave planner_hook and standard_planner a last argument, the
  * ExplainState of an EXPLAIN (NULL otherwise).

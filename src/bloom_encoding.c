@@ -88,11 +88,13 @@
 #include "access/transam.h"
 #include "catalog/pg_type.h"
 #include "mb/pg_wchar.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/syscache.h"
+#include "utils/typcache.h"
 
 /* The canonical NaN: every NaN payload hashes as this one. */
 #define BLOOM_CANONICAL_NAN_BITS UINT64CONST(0x7ff8000000000000)
@@ -182,86 +184,182 @@ bloom_type_carries_text(Oid typid, int depth)
 	return result;
 }
 
+/*
+ * The types with a canonical encoding of their own (the top of the file),
+ * and the types whose values hash alike: the one table that says either.
+ *
+ * A group holds types whose equal values, by the equality operators
+ * PostgreSQL joins them with (int4 = int8, float4 = float8, name = text,
+ * date = timestamp, and the implicit casts int4 to numeric, varchar to
+ * text, ...), have equal canonical bytes.  BLOOM_GROUP_SELF is a type whose
+ * equal values have equal bytes, but only within the type: timestamptz has
+ * timestamp's bytes, but equals a timestamp or a date only as the session's
+ * TimeZone says; bpchar drops its trailing spaces as its equality does, but
+ * varchar = bpchar compares as bpchar ('ab ' equals 'ab' there, and the
+ * varchar keeps its space); and a type encoded by its send function
+ * belongs here only when its equality is equality of its send output
+ * (oid, time, "char", macaddr, inet; and every enum, whose label is its
+ * send output).  Any other type is BLOOM_GROUP_NONE, even though it is
+ * hashed: interval ('1 day' = '24 hours'), jsonb (1.0 = 1), arrays (whose
+ * numeric elements keep their scale), citext and the like have equal
+ * values with different bytes.  sql/hash_alike.sql checks the groups
+ * against real hashing, for every pair of types that PostgreSQL's
+ * equalities join.
+ */
+typedef struct BloomTypeEncoding
+{
+	Oid			typid;
+	BloomEncoding encoding;
+	BloomEncodingGroup group;
+} BloomTypeEncoding;
+
+static const BloomTypeEncoding bloom_type_encodings[] = {
+	{INT2OID, BLOOM_ENCODE_INT2, BLOOM_GROUP_INTEGER},
+	{INT4OID, BLOOM_ENCODE_INT4, BLOOM_GROUP_INTEGER},
+	{INT8OID, BLOOM_ENCODE_INT8, BLOOM_GROUP_INTEGER},
+	{NUMERICOID, BLOOM_ENCODE_NUMERIC, BLOOM_GROUP_INTEGER},
+	{FLOAT4OID, BLOOM_ENCODE_FLOAT4, BLOOM_GROUP_FLOAT},
+	{FLOAT8OID, BLOOM_ENCODE_FLOAT8, BLOOM_GROUP_FLOAT},
+	{TEXTOID, BLOOM_ENCODE_TEXT, BLOOM_GROUP_TEXT},
+	{VARCHAROID, BLOOM_ENCODE_TEXT, BLOOM_GROUP_TEXT},
+	{BPCHAROID, BLOOM_ENCODE_BPCHAR, BLOOM_GROUP_SELF},
+	{NAMEOID, BLOOM_ENCODE_NAME, BLOOM_GROUP_TEXT},
+	{DATEOID, BLOOM_ENCODE_DATE, BLOOM_GROUP_DATE},
+	{TIMESTAMPOID, BLOOM_ENCODE_TIMESTAMP, BLOOM_GROUP_DATE},
+	{TIMESTAMPTZOID, BLOOM_ENCODE_TIMESTAMP, BLOOM_GROUP_SELF},
+	{BYTEAOID, BLOOM_ENCODE_BYTEA, BLOOM_GROUP_SELF},
+	{UUIDOID, BLOOM_ENCODE_UUID, BLOOM_GROUP_SELF},
+	{BOOLOID, BLOOM_ENCODE_BOOL, BLOOM_GROUP_SELF},
+	{OIDOID, BLOOM_ENCODE_SEND, BLOOM_GROUP_SELF},
+	{TIMEOID, BLOOM_ENCODE_SEND, BLOOM_GROUP_SELF},
+	{CHAROID, BLOOM_ENCODE_SEND, BLOOM_GROUP_SELF},
+	{MACADDROID, BLOOM_ENCODE_SEND, BLOOM_GROUP_SELF},
+	{INETOID, BLOOM_ENCODE_SEND, BLOOM_GROUP_SELF},
+};
+
+/* The table's entry for a base type, or NULL. */
+static const BloomTypeEncoding *
+bloom_type_encoding(Oid base_typid)
+{
+	for (int i = 0; i < lengthof(bloom_type_encodings); i++)
+		if (bloom_type_encodings[i].typid == base_typid)
+			return &bloom_type_encodings[i];
+	return NULL;
+}
+
+BloomEncodingGroup
+bloom_encoding_group(Oid typid)
+{
+	Oid			base_typid = getBaseType(typid);
+	const BloomTypeEncoding *entry = bloom_type_encoding(base_typid);
+
+	if (entry != NULL)
+		return entry->group;
+	return type_is_enum(base_typid) ? BLOOM_GROUP_SELF : BLOOM_GROUP_NONE;
+}
+
+bool
+bloom_types_hash_alike(Oid a, Oid b)
+{
+	BloomEncodingGroup group = bloom_encoding_group(a);
+
+	if (group == BLOOM_GROUP_NONE || group != bloom_encoding_group(b))
+		return false;
+	return group != BLOOM_GROUP_SELF || getBaseType(a) == getBaseType(b);
+}
+
 BloomEncoder *
 bloom_encoder_create(Oid typid, MemoryContext mcxt)
 {
 	BloomEncoder *encoder = MemoryContextAllocZero(mcxt, sizeof(BloomEncoder));
 	Oid			base_typid = getBaseType(typid);
+	const BloomTypeEncoding *entry = bloom_type_encoding(base_typid);
+	HeapTuple	tuple;
+	Oid			send_function;
 
 	encoder->typid = typid;
 	encoder->database_encoding = GetDatabaseEncoding();
 	encoder->mcxt = mcxt;
-	switch (base_typid)
+	if (entry != NULL && entry->encoding != BLOOM_ENCODE_SEND)
 	{
-		case INT2OID:
-			encoder->encoding = BLOOM_ENCODE_INT2;
-			break;
-		case INT4OID:
-			encoder->encoding = BLOOM_ENCODE_INT4;
-			break;
-		case INT8OID:
-			encoder->encoding = BLOOM_ENCODE_INT8;
-			break;
-		case NUMERICOID:
-			encoder->encoding = BLOOM_ENCODE_NUMERIC;
-			break;
-		case FLOAT4OID:
-			encoder->encoding = BLOOM_ENCODE_FLOAT4;
-			break;
-		case FLOAT8OID:
-			encoder->encoding = BLOOM_ENCODE_FLOAT8;
-			break;
-		case TEXTOID:
-		case VARCHAROID:
-			encoder->encoding = BLOOM_ENCODE_TEXT;
-			break;
-		case BYTEAOID:
-			encoder->encoding = BLOOM_ENCODE_BYTEA;
-			break;
-		case BPCHAROID:
-			encoder->encoding = BLOOM_ENCODE_BPCHAR;
-			break;
-		case NAMEOID:
-			encoder->encoding = BLOOM_ENCODE_NAME;
-			break;
-		case UUIDOID:
-			encoder->encoding = BLOOM_ENCODE_UUID;
-			break;
-		case DATEOID:
-			encoder->encoding = BLOOM_ENCODE_DATE;
-			break;
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-			encoder->encoding = BLOOM_ENCODE_TIMESTAMP;
-			break;
-		case BOOLOID:
-			encoder->encoding = BLOOM_ENCODE_BOOL;
-			break;
-		default:
-			{
-				HeapTuple	tuple;
-				Oid			send_function;
-
-				tuple = SearchSysCache1(TYPEOID, ObjectIdGetDatum(base_typid));
-				if (!HeapTupleIsValid(tuple))
-					elog(ERROR, "cache lookup failed for type %u", base_typid);
-				send_function = ((Form_pg_type) GETSTRUCT(tuple))->typsend;
-				ReleaseSysCache(tuple);
-
-				if (!OidIsValid(send_function))
-					ereport(ERROR,
-							errcode(ERRCODE_UNDEFINED_FUNCTION),
-							errmsg("cannot hash values of type %s for a bloom filter",
-								   format_type_be(typid)),
-							errdetail("Type %s has no binary send function, which bloom filters use to hash values of types without a built-in encoding.",
-									  format_type_be(base_typid)));
-				encoder->encoding = BLOOM_ENCODE_SEND;
-				encoder->send_carries_text = bloom_type_carries_text(base_typid, 0);
-				fmgr_info_cxt(send_function, &encoder->send_function, mcxt);
-			}
-			break;
+		encoder->encoding = entry->encoding;
+		return encoder;
 	}
+
+	tuple = SearchSysCache1(TYPEOID, ObjectIdGetDatum(base_typid));
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for type %u", base_typid);
+	send_function = ((Form_pg_type) GETSTRUCT(tuple))->typsend;
+	ReleaseSysCache(tuple);
+
+	if (!OidIsValid(send_function))
+		ereport(ERROR,
+				errcode(ERRCODE_UNDEFINED_FUNCTION),
+				errmsg("cannot hash values of type %s for a bloom filter",
+					   format_type_be(typid)),
+				errdetail("Type %s has no binary send function, which bloom filters use to hash values of types without a built-in encoding.",
+						  format_type_be(base_typid)));
+	encoder->encoding = BLOOM_ENCODE_SEND;
+	encoder->send_carries_text = bloom_type_carries_text(base_typid, 0);
+	fmgr_info_cxt(send_function, &encoder->send_function, mcxt);
 	return encoder;
+}
+
+/*
+ * The send functions of arrays, composites, ranges and multiranges need one
+ * for every element, field or bound in turn (a row type with an aclitem
+ * field has MCVs, and hashing them raised an ERROR in EXPLAIN).  An
+ * anonymous record's fields are not known here: false.
+ */
+bool
+bloom_encoding_supported(Oid typid)
+{
+	Oid			base_typid = getBaseType(typid);
+	const BloomTypeEncoding *entry = bloom_type_encoding(base_typid);
+	HeapTuple	tuple;
+	Form_pg_type type;
+	bool		supported;
+	char		typtype;
+	Oid			typrelid;
+	Oid			element_typid;
+
+	check_stack_depth();
+	if (entry != NULL && entry->encoding != BLOOM_ENCODE_SEND)
+		return true;
+	if (base_typid == RECORDOID)
+		return false;
+	tuple = SearchSysCache1(TYPEOID, ObjectIdGetDatum(base_typid));
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	type = (Form_pg_type) GETSTRUCT(tuple);
+	supported = OidIsValid(type->typsend);
+	typtype = type->typtype;
+	typrelid = type->typrelid;
+	ReleaseSysCache(tuple);
+	if (!supported)
+		return false;
+
+	element_typid = get_element_type(base_typid);
+	if (OidIsValid(element_typid))
+		return bloom_encoding_supported(element_typid);
+	if (typtype == TYPTYPE_RANGE)
+		return bloom_encoding_supported(get_range_subtype(base_typid));
+	if (typtype == TYPTYPE_MULTIRANGE)
+		return bloom_encoding_supported(get_multirange_range(base_typid));
+	if (typtype == TYPTYPE_COMPOSITE && OidIsValid(typrelid))
+	{
+		TupleDesc	tupdesc = lookup_rowtype_tupdesc(base_typid, -1);
+
+		for (int i = 0; i < tupdesc->natts && supported; i++)
+		{
+			Form_pg_attribute attribute = TupleDescAttr(tupdesc, i);
+
+			if (!attribute->attisdropped)
+				supported = bloom_encoding_supported(attribute->atttypid);
+		}
+		ReleaseTupleDesc(tupdesc);
+	}
+	return supported;
 }
 
 bf_hash

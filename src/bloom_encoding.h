@@ -55,6 +55,37 @@ typedef struct BloomEncoder
 
 extern BloomEncoder *bloom_encoder_create(Oid typid, MemoryContext mcxt);
 
+/*
+ * Whether values of the type can be hashed without an ERROR: a built-in
+ * encoding, or a binary send function for it and for every element, field
+ * or bound it holds.
+ */
+extern bool bloom_encoding_supported(Oid typid);
+
+/*
+ * Which types hash alike: groups of types whose equal values (by the
+ * equality operators PostgreSQL joins them with, across types too) have
+ * equal canonical bytes, so that a filter of values of one type finds the
+ * equal values of another.  bloom_encoding.c's table of types is the one
+ * place that says it; the automatic prefilter asks here, and the
+ * documentation (reference.md, "What equal means to a filter") follows.
+ */
+typedef enum BloomEncodingGroup
+{
+	BLOOM_GROUP_NONE,			/* equal values may hash differently */
+	BLOOM_GROUP_INTEGER,		/* int2, int4, int8, numeric */
+	BLOOM_GROUP_FLOAT,			/* float4, float8 */
+	BLOOM_GROUP_TEXT,			/* text, varchar, name */
+	BLOOM_GROUP_DATE,			/* date, timestamp */
+	BLOOM_GROUP_SELF			/* the type alone */
+} BloomEncodingGroup;
+
+/* The group of a type (a domain's is its base type's). */
+extern BloomEncodingGroup bloom_encoding_group(Oid typid);
+
+/* Whether equal values of the two types hash alike. */
+extern bool bloom_types_hash_alike(Oid a, Oid b);
+
 /* The flags a new filter gets in this database (BLOOM_FLAG_*). */
 extern uint8 bloom_new_filter_flags(void);
 

@@ -102,12 +102,10 @@ bloom_peek_initplan_filter(PlannerInfo *subroot, RelOptInfo *rel, Var *var,
 	bool		found = false;
 	bool		too_large = false;
 
-	if (parse->commandType != CMD_SELECT || parse->setOperations != NULL ||
-		parse->hasAggs || parse->hasWindowFuncs || parse->hasTargetSRFs ||
-		parse->groupClause != NIL || parse->groupingSets != NIL ||
-		parse->havingQual != NULL || parse->distinctClause != NIL ||
-		parse->sortClause != NIL || parse->limitCount != NULL ||
-		parse->limitOffset != NULL || parse->rowMarks != NIL)
+	if (!bloom_select_without(parse, BLOOM_SELECT_LIMIT | BLOOM_SELECT_LOCKING |
+							  BLOOM_SELECT_GROUPING | BLOOM_SELECT_WINDOWS |
+							  BLOOM_SELECT_SET_OPERATION | BLOOM_SELECT_TARGET_SRFS |
+							  BLOOM_SELECT_DISTINCT | BLOOM_SELECT_ORDER))
 		return false;
 	if (rte->rtekind != RTE_RELATION || rte->inh || rte->tablesample != NULL ||
 		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||

@@ -45,13 +45,11 @@
 #include "access/htup_details.h"
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
-#include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
-#include "utils/typcache.h"
 
 /*
  * Which argument of the function is the value: the one declared anyelement
@@ -70,62 +68,6 @@ bloom_value_argno(Oid funcid)
 		value_argno = argtypes[0] == ANYELEMENTOID ? 0 : 1;
 	pfree(argtypes);
 	return value_argno;
-}
-
-/*
- * Whether a value of this type can be hashed without an ERROR, so that the
- * statistics can be probed: bloom_encoder_create() needs a binary send
- * function, and the send functions of arrays, composites, ranges and
- * multiranges need one for every element, field or bound in turn (a row type
- * with an aclitem field has MCVs, and hashing them raised an ERROR in
- * EXPLAIN).  An anonymous record's fields are not known here: false.
- */
-static bool
-bloom_type_is_hashable(Oid typid)
-{
-	Oid			base_typid = getBaseType(typid);
-	HeapTuple	tuple;
-	Form_pg_type type;
-	bool		hashable;
-	char		typtype;
-	Oid			typrelid;
-	Oid			element_typid;
-
-	check_stack_depth();
-	if (base_typid == RECORDOID)
-		return false;
-	tuple = SearchSysCache1(TYPEOID, ObjectIdGetDatum(base_typid));
-	if (!HeapTupleIsValid(tuple))
-		return false;
-	type = (Form_pg_type) GETSTRUCT(tuple);
-	hashable = OidIsValid(type->typsend);
-	typtype = type->typtype;
-	typrelid = type->typrelid;
-	ReleaseSysCache(tuple);
-	if (!hashable)
-		return false;
-
-	element_typid = get_element_type(base_typid);
-	if (OidIsValid(element_typid))
-		return bloom_type_is_hashable(element_typid);
-	if (typtype == TYPTYPE_RANGE)
-		return bloom_type_is_hashable(get_range_subtype(base_typid));
-	if (typtype == TYPTYPE_MULTIRANGE)
-		return bloom_type_is_hashable(get_multirange_range(base_typid));
-	if (typtype == TYPTYPE_COMPOSITE && OidIsValid(typrelid))
-	{
-		TupleDesc	tupdesc = lookup_rowtype_tupdesc(base_typid, -1);
-
-		for (int i = 0; i < tupdesc->natts && hashable; i++)
-		{
-			Form_pg_attribute attribute = TupleDescAttr(tupdesc, i);
-
-			if (!attribute->attisdropped)
-				hashable = bloom_type_is_hashable(attribute->atttypid);
-		}
-		ReleaseTupleDesc(tupdesc);
-	}
-	return hashable;
 }
 
 /*
@@ -355,7 +297,7 @@ bloom_known_filter_selectivity(VariableStatData *vardata, Oid funcid, Node *valu
 	bloom_view_datum(filter, &view);
 	/* statistics are probed only where the user may see their values */
 	if (statistic_proc_security_check(vardata, funcid) &&
-		bloom_type_is_hashable(value_type))
+		bloom_encoding_supported(value_type))
 		encoder = bloom_encoder_create(value_type, estimate_context);
 	if (view.header.hash_scheme != BLOOM_HASH_XXH3_EDH &&
 		view.header.hash_scheme != BLOOM_HASH_XXH3_BLOCKED)

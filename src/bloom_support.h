@@ -1,9 +1,10 @@
 /*
- * bloom_support.h: what the planner-support files share (bloom_support.c,
- * the support function and costs; bloom_selectivity.c, the estimates;
- * bloom_initplan.c, filters that come from an InitPlan).  Its declarations
- * bring the planner's nodes and selfuncs.h, which those files use too; each
- * includes the rest of what it uses itself.
+ * bloom_support.h: what the planner files share (bloom_support.c, the
+ * support function, costs and the query-shape guard; bloom_selectivity.c,
+ * the estimates; bloom_initplan.c, filters that come from an InitPlan; the
+ * automatic prefilter, bloom_autoprefilter*.c).  Its declarations bring the
+ * planner's nodes and selfuncs.h, which those files use too; each includes
+ * the rest of what it uses itself.
  */
 #ifndef BLOOM_SUPPORT_H
 #define BLOOM_SUPPORT_H
@@ -52,5 +53,25 @@ extern double bloom_restriction_selectivity(PlannerInfo *root, Oid funcid, List 
 /* The selectivity of a join clause funcid(args); -1 when not estimable. */
 extern double bloom_join_selectivity(PlannerInfo *root, Oid funcid, List *args,
 									 JoinType jointype);
+
+/*
+ * What a SELECT may do besides reading the rows of its FROM list and
+ * filtering them.  A caller that reads or reruns a query's rows names the
+ * ones it cannot allow (bloom_select_without).
+ */
+#define BLOOM_SELECT_LIMIT			(1 << 0)	/* LIMIT or OFFSET */
+#define BLOOM_SELECT_LOCKING		(1 << 1)	/* FOR UPDATE, FOR SHARE, ... */
+#define BLOOM_SELECT_MODIFYING_CTE	(1 << 2)	/* a WITH that writes */
+#define BLOOM_SELECT_WITH			(1 << 3)	/* any WITH */
+#define BLOOM_SELECT_GROUPING		(1 << 4)	/* aggregates, GROUP BY, grouping sets, HAVING */
+#define BLOOM_SELECT_WINDOWS		(1 << 5)	/* window functions */
+#define BLOOM_SELECT_SET_OPERATION	(1 << 6)	/* UNION, INTERSECT, EXCEPT */
+#define BLOOM_SELECT_TARGET_SRFS	(1 << 7)	/* set-returning functions in the output */
+#define BLOOM_SELECT_DISTINCT		(1 << 8)	/* DISTINCT, DISTINCT ON */
+#define BLOOM_SELECT_ORDER			(1 << 9)	/* ORDER BY */
+#define BLOOM_SELECT_SAMPLED		(1 << 10)	/* TABLESAMPLE in its range table */
+
+/* Whether query is a SELECT that does none of what refused names. */
+extern bool bloom_select_without(const Query *query, uint32 refused);
 
 #endif							/* BLOOM_SUPPORT_H */

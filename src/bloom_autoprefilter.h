@@ -1,0 +1,106 @@
+/*
+ * bloom_autoprefilter.h: what the files of the automatic prefilter share,
+ * and no other file uses.
+ *
+ *   bloom_autoprefilter.c          the hook, its settings, and why the
+ *                                  result cannot change
+ *   bloom_autoprefilter_catalog.c  the extension's objects and the foreign
+ *                                  servers (cached), the estimates, and
+ *                                  whether a prefilter pays
+ *   bloom_autoprefilter_types.c    which equalities a filter honours
+ *   bloom_autoprefilter_joins.c    recognising joins: the walk over the
+ *                                  query, join clauses, IN and EXISTS
+ *   bloom_autoprefilter_build.c    building the sub-select and the qual
+ */
+#ifndef BLOOM_AUTOPREFILTER_H
+#define BLOOM_AUTOPREFILTER_H
+
+#include "bloom_support.h"
+
+#include "nodes/parsenodes.h"
+
+/* The settings (bloom_autoprefilter.c). */
+extern int	prefilter_max_keys;
+extern double prefilter_min_ratio;
+extern double prefilter_rate;
+
+/*
+ * The extension's objects the added qual calls, and the foreign servers seen
+ * so far, kept for the session (in TopMemoryContext) until an invalidation of
+ * pg_proc, pg_type or a foreign server or wrapper (CREATE, DROP or ALTER
+ * EXTENSION, ALTER SERVER ...) clears them: looking them up for every query
+ * planned would cost more than the rest of the walk.
+ */
+typedef struct PrefilterCatalog
+{
+	bool		looked_up;
+	bool		available;
+	Oid			bloom_type;
+	Oid			agg;			/* bloom_agg(anyelement, float8) */
+	Oid			contains;		/* bloom_contains(bloom, anyelement) */
+	Oid			marker;			/* bloom_auto_prefilter(bloom) */
+	List	   *servers_ok;		/* foreign servers found to qualify */
+	List	   *servers_not;	/* and found not to */
+} PrefilterCatalog;
+
+/* One key of a prefilter: the local side, as a source of rows and a key. */
+typedef struct PrefilterSource
+{
+	Query	   *query;			/* the Query whose rtable holds rti */
+	Index		rti;			/* the local relation, in query */
+	Expr	   *key;			/* the local key, over rti */
+	List	   *quals;			/* conjuncts over rti only, to copy */
+	Query	   *subselect;		/* or: an uncorrelated IN sub-select ... */
+	AttrNumber	column;			/* ... and its output column */
+	double		keys;			/* estimated distinct keys */
+} PrefilterSource;
+
+/* ---- the catalog and the estimates (bloom_autoprefilter_catalog.c) ---- */
+
+/* The session's catalog cache, and its invalidation callbacks (from _PG_init). */
+extern PrefilterCatalog *prefilter_catalog(void);
+extern void prefilter_catalog_init(void);
+
+/* Whether the extension (at 1.2 or later) is installed in this database. */
+extern bool prefilter_catalog_available(PrefilterCatalog *cat);
+
+/*
+ * The estimated rows of a foreign table, or of a partitioned table all of
+ * whose leaves are foreign: -1 when some part has no estimate or is not a
+ * foreign table of a server that ships the filter.
+ */
+extern double prefilter_foreign_rows(PrefilterCatalog *cat, const RangeTblEntry *rte);
+
+/*
+ * The estimated distinct values of column attnum of a local table (0: of an
+ * expression over it, taken as its rows), or -1 when it has no estimate.
+ */
+extern double prefilter_local_keys(PrefilterCatalog *cat, const RangeTblEntry *rte,
+								   AttrNumber attnum);
+
+/* Estimate the local side's distinct keys; false when it cannot be known. */
+extern bool prefilter_estimate_keys(PrefilterCatalog *cat, PrefilterSource *source);
+
+/* Whether a filter of that many local keys pays against remote_rows rows. */
+extern bool prefilter_pays(double keys, double remote_rows);
+
+/* ---- which equalities a filter honours (bloom_autoprefilter_types.c) ---- */
+
+/* The expression under the casts that lose nothing. */
+extern Expr *prefilter_strip_casts(Expr *expr);
+
+/* Whether opno, between these two expressions, is an equality a filter honours. */
+extern bool prefilter_equality(Oid opno, Oid collation, Node *left, Node *right);
+
+/* ---- recognising joins (bloom_autoprefilter_joins.c) ---- */
+
+/* Add prefilters to a SELECT and to the SELECTs in its FROM and WITH. */
+extern void prefilter_query(PrefilterCatalog *cat, Query *query, int depth);
+
+/* ---- building the qual (bloom_autoprefilter_build.c) ---- */
+
+/* bloom_contains(<the filter>, foreign_key), if it should pay; else NULL. */
+extern Node *prefilter_qual(PrefilterCatalog *cat, PrefilterSource *source,
+							Var *foreign_key, double remote_rows);
+
+#endif							/* BLOOM_AUTOPREFILTER_H */
