@@ -23,7 +23,7 @@
 # when missing, and binfmt_misc mounted).
 #
 # Chroots are cached in $BLOOM_CHROOT_DIR (default /var/tmp/bloomfilter-chroots)
-# and made once, in about two minutes each; a chroot that is there and
+# and made once, in 4 to 8 minutes each (under qemu the longest); a chroot that is there and
 # complete is reused.  "run" bind-mounts /proc, /dev, /tmp and the project
 # root (at the same path) into the chroot, so that a command sees the same
 # files and the same socket directories in /tmp as the host: servers of
