@@ -45,7 +45,9 @@
  *   - it should pay: the local side's distinct keys (n_distinct of the key,
  *     else its table's rows) are at most auto_prefilter_max_keys, and F's
  *     rows (reltuples, after ANALYZE) at least auto_prefilter_min_ratio times
- *     as many.  Without statistics, no prefilter.
+ *     as many; when F was never analyzed, when the local side's keys are
+ *     at most auto_prefilter_unanalyzed_max_keys.  Without statistics of
+ *     the local side, no prefilter.  A DEBUG1 line says why not.
  * Anything else leaves the Query untouched, so the plan is the one the
  * setting off gives.
  *
@@ -64,6 +66,7 @@
 /* The settings (registered by bloom_auto_prefilter_init). */
 static bool auto_prefilter = false;
 int			prefilter_max_keys = 1000000;
+int			prefilter_unanalyzed_max_keys = 10000;
 double		prefilter_min_ratio = 10.0;
 double		prefilter_rate = 0.01;
 
@@ -106,6 +109,11 @@ bloom_auto_prefilter_init(void)
 	DefineCustomIntVariable("bloomfilter.auto_prefilter_max_keys",
 							"The most distinct local keys (estimated) an automatic prefilter is built for.",
 							NULL, &prefilter_max_keys, 1000000, 1, INT_MAX,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("bloomfilter.auto_prefilter_unanalyzed_max_keys",
+							"The most distinct local keys (estimated) an automatic prefilter is built for when the foreign table has no statistics.",
+							"A foreign table nobody analyzed has no row estimate to compare with; a filter of this many keys is cheap whatever its size.",
+							&prefilter_unanalyzed_max_keys, 10000, 0, INT_MAX,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomRealVariable("bloomfilter.auto_prefilter_min_ratio",
 							 "How many times more rows than local keys the foreign table must have (estimated) for an automatic prefilter.",

@@ -21,6 +21,7 @@
 
 /* The settings (bloom_autoprefilter.c). */
 extern int	prefilter_max_keys;
+extern int	prefilter_unanalyzed_max_keys;
 extern double prefilter_min_ratio;
 extern double prefilter_rate;
 
@@ -64,25 +65,33 @@ extern void prefilter_catalog_init(void);
 /* Whether the extension (at 1.2 or later) is installed in this database. */
 extern bool prefilter_catalog_available(PrefilterCatalog *cat);
 
+/* What an estimate is when there is none, or when the table cannot have a prefilter. */
+#define PREFILTER_UNKNOWN (-1.0)
+#define PREFILTER_NOT_FOREIGN (-2.0)
+
 /*
  * The estimated rows of a foreign table, or of a partitioned table all of
- * whose leaves are foreign: -1 when some part has no estimate or is not a
- * foreign table of a server that ships the filter.
+ * whose leaves are foreign: PREFILTER_UNKNOWN when some part has no estimate
+ * (never analyzed), PREFILTER_NOT_FOREIGN when some part is not a foreign
+ * table of a server that ships the filter.
  */
 extern double prefilter_foreign_rows(PrefilterCatalog *cat, const RangeTblEntry *rte);
 
 /*
  * The estimated distinct values of column attnum of a local table (0: of an
- * expression over it, taken as its rows), or -1 when it has no estimate.
+ * expression over it, taken as its rows), or PREFILTER_UNKNOWN.
  */
 extern double prefilter_local_keys(PrefilterCatalog *cat, const RangeTblEntry *rte,
 								   AttrNumber attnum);
 
-/* Estimate the local side's distinct keys; false when it cannot be known. */
-extern bool prefilter_estimate_keys(PrefilterCatalog *cat, PrefilterSource *source);
+/* Estimate the local side's distinct keys (source->keys), maybe PREFILTER_UNKNOWN. */
+extern void prefilter_estimate_keys(PrefilterCatalog *cat, PrefilterSource *source);
 
-/* Whether a filter of that many local keys pays against remote_rows rows. */
-extern bool prefilter_pays(double keys, double remote_rows);
+/*
+ * Whether a filter of that many local keys pays against remote_rows rows
+ * (maybe PREFILTER_UNKNOWN) of foreign_relid; says why not at DEBUG1.
+ */
+extern bool prefilter_pays(double keys, double remote_rows, Oid foreign_relid);
 
 /* ---- which equalities a filter honours (bloom_autoprefilter_types.c) ---- */
 
@@ -101,6 +110,6 @@ extern void prefilter_query(PrefilterCatalog *cat, Query *query, int depth);
 
 /* bloom_contains(<the filter>, foreign_key), if it should pay; else NULL. */
 extern Node *prefilter_qual(PrefilterCatalog *cat, PrefilterSource *source,
-							Var *foreign_key, double remote_rows);
+							Var *foreign_key, Oid foreign_relid, double remote_rows);
 
 #endif							/* BLOOM_AUTOPREFILTER_H */

@@ -141,9 +141,9 @@ prefilter_sublink(PrefilterCatalog *cat, PrefilterSource *source)
 
 Node *
 prefilter_qual(PrefilterCatalog *cat, PrefilterSource *source, Var *foreign_key,
-			   double remote_rows)
+			   Oid foreign_relid, double remote_rows)
 {
-	if (!prefilter_pays(source->keys, remote_rows))
+	if (!prefilter_pays(source->keys, remote_rows, foreign_relid))
 		return NULL;
 	foreign_key = copyObject(foreign_key);
 	foreign_key->varlevelsup = 0;

@@ -10,8 +10,13 @@
  * a key column's distinct values come from pg_statistic.  A prefilter pays
  * when the local side's distinct keys are at most
  * bloomfilter.auto_prefilter_max_keys and the foreign side has at least
- * bloomfilter.auto_prefilter_min_ratio times as many rows.  Without an
- * estimate, no prefilter.
+ * bloomfilter.auto_prefilter_min_ratio times as many rows.  A foreign table
+ * nobody analyzed has no estimate (reltuples -1): it gets a prefilter when
+ * the local side's keys are at most
+ * bloomfilter.auto_prefilter_unanalyzed_max_keys, a filter cheap enough to
+ * build and ship whatever the remote's size (doc/auto-prefilter.md has the
+ * measurements).  Without an estimate of the local side, no prefilter.
+ * Every "no" is told at DEBUG1, with the reason.
  */
 #include "postgres.h"
 
@@ -154,8 +159,9 @@ prefilter_reltuples(Oid relid)
 
 /*
  * The estimated rows of a relation, summed over the leaves of a partitioned
- * one, or -1 if some part has no estimate.  With foreign_only, also -1
- * unless every leaf is a foreign table whose server ships the filter.
+ * one, or PREFILTER_UNKNOWN if some part has no estimate.  With
+ * foreign_only, PREFILTER_NOT_FOREIGN unless every leaf is a foreign table
+ * whose server ships the filter.
  */
 static double
 prefilter_relation_rows(PrefilterCatalog *cat, Oid relid, char relkind, bool foreign_only)
@@ -166,10 +172,17 @@ prefilter_relation_rows(PrefilterCatalog *cat, Oid relid, char relkind, bool for
 
 	if (relkind != RELKIND_PARTITIONED_TABLE)
 	{
-		if (foreign_only &&
-			(relkind != RELKIND_FOREIGN_TABLE ||
-			 !prefilter_server_ships(cat, GetForeignTable(relid)->serverid)))
-			return -1;
+		if (!foreign_only)
+			return prefilter_reltuples(relid);
+		if (relkind != RELKIND_FOREIGN_TABLE)
+			return PREFILTER_NOT_FOREIGN;
+		if (!prefilter_server_ships(cat, GetForeignTable(relid)->serverid))
+		{
+			ereport(DEBUG1,
+					errmsg("no automatic prefilter for foreign table \"%s\": its server does not list bloomfilter in its extensions option",
+						   get_rel_name(relid)));
+			return PREFILTER_NOT_FOREIGN;
+		}
 		return prefilter_reltuples(relid);
 	}
 	members = find_all_inheritors(relid, AccessShareLock, NULL);
@@ -182,9 +195,12 @@ prefilter_relation_rows(PrefilterCatalog *cat, Oid relid, char relkind, bool for
 		if (kind == RELKIND_PARTITIONED_TABLE)
 			continue;
 		part = prefilter_relation_rows(cat, member, kind, foreign_only);
-		if (part < 0)
-			return -1;
-		rows += part;
+		if (part == PREFILTER_NOT_FOREIGN)
+			return part;
+		if (part < 0 || rows < 0)
+			rows = PREFILTER_UNKNOWN;	/* but a later leaf may not qualify */
+		else
+			rows += part;
 	}
 	return rows;
 }
@@ -226,7 +242,7 @@ prefilter_local_keys(PrefilterCatalog *cat, const RangeTblEntry *rte, AttrNumber
 	double		rows = prefilter_relation_rows(cat, rte->relid, rte->relkind, false);
 
 	if (rows < 0)
-		return -1;
+		return PREFILTER_UNKNOWN;
 	return prefilter_distinct(rte, attnum, rows);
 }
 
@@ -236,28 +252,43 @@ prefilter_foreign_rows(PrefilterCatalog *cat, const RangeTblEntry *rte)
 	return prefilter_relation_rows(cat, rte->relid, rte->relkind, true);
 }
 
-bool
+void
 prefilter_estimate_keys(PrefilterCatalog *cat, PrefilterSource *source)
 {
 	RangeTblEntry *rte = rt_fetch(source->rti, source->query->rtable);
 	Expr	   *key = prefilter_strip_casts(source->key);
-	double		keys = prefilter_local_keys(cat, rte, IsA(key, Var) ? ((Var *) key)->varattno : 0);
 
-	if (keys < 0)
-		return false;
-	source->keys = keys;
-	return true;
+	source->keys = prefilter_local_keys(cat, rte, IsA(key, Var) ? ((Var *) key)->varattno : 0);
 }
 
 /*
- * The rule: at most auto_prefilter_max_keys local keys, and at least
- * auto_prefilter_min_ratio times as many remote rows.
+ * Decide by the rule of the file's header comment, saying at DEBUG1 why not
+ * when the answer is no, so that a user can find out.
  */
 bool
-prefilter_pays(double keys, double remote_rows)
+prefilter_pays(double keys, double remote_rows, Oid foreign_relid)
 {
-	return keys <= prefilter_max_keys &&
-		remote_rows >= prefilter_min_ratio * Max(keys, 1);
+	if (keys < 0)
+		ereport(DEBUG1,
+				errmsg("no automatic prefilter for foreign table \"%s\": the local side's keys have no estimate",
+					   get_rel_name(foreign_relid)),
+				errhint("ANALYZE the local table."));
+	else if (keys > prefilter_max_keys)
+		ereport(DEBUG1,
+				errmsg("no automatic prefilter for foreign table \"%s\": %.0f local keys estimated, more than bloomfilter.auto_prefilter_max_keys (%d)",
+					   get_rel_name(foreign_relid), keys, prefilter_max_keys));
+	else if (remote_rows < 0 && keys > prefilter_unanalyzed_max_keys)
+		ereport(DEBUG1,
+				errmsg("no automatic prefilter for foreign table \"%s\": it has no statistics and %.0f local keys estimated are more than bloomfilter.auto_prefilter_unanalyzed_max_keys (%d)",
+					   get_rel_name(foreign_relid), keys, prefilter_unanalyzed_max_keys),
+				errhint("ANALYZE the foreign table, so that its rows can be compared with the local keys."));
+	else if (remote_rows >= 0 && remote_rows < prefilter_min_ratio * Max(keys, 1))
+		ereport(DEBUG1,
+				errmsg("no automatic prefilter for foreign table \"%s\": %.0f rows estimated, fewer than bloomfilter.auto_prefilter_min_ratio (%g) times the %.0f local keys estimated",
+					   get_rel_name(foreign_relid), remote_rows, prefilter_min_ratio, keys));
+	else
+		return true;
+	return false;
 }
 
 /* Clear the cache on a change to the objects it holds (registered by _PG_init). */

@@ -184,11 +184,12 @@ prefilter_quals_of(List *quals, Index rti)
 /*
  * The foreign side of an equality: a column (under lossless casts) of a
  * foreign table at query level levelsup, not on the nullable side of a join
- * below scope, whose rows are estimated (*remote_rows).
+ * below scope, with its table (*relid) and the table's estimated rows
+ * (*remote_rows, maybe PREFILTER_UNKNOWN).
  */
 static Var *
 prefilter_foreign_key(PrefilterCatalog *cat, Query *query, Node *expr,
-					  Index levelsup, Node *scope, double *remote_rows)
+					  Index levelsup, Node *scope, Oid *relid, double *remote_rows)
 {
 	Var		   *var;
 	RangeTblEntry *rte;
@@ -207,8 +208,9 @@ prefilter_foreign_key(PrefilterCatalog *cat, Query *query, Node *expr,
 		!prefilter_rel_preserved_below(scope, var->varno) ||
 		!prefilter_catalog_available(cat))
 		return NULL;
+	*relid = rte->relid;
 	*remote_rows = prefilter_foreign_rows(cat, rte);
-	return *remote_rows < 0 ? NULL : var;
+	return *remote_rows == PREFILTER_NOT_FOREIGN ? NULL : var;
 }
 
 /*
@@ -231,13 +233,15 @@ prefilter_for_join_clause(PrefilterCatalog *cat, Query *query, Node *clause,
 		Node	   *remote = list_nth(op->args, 1 - side);
 		Var		   *foreign_key;
 		double		remote_rows;
+		Oid			foreign_relid;
 		PrefilterSource source = {0};
 		bool		nullable = false;
 		List	   *resolved = NIL;
 		ListCell   *lc;
 		Node	   *qual;
 
-		foreign_key = prefilter_foreign_key(cat, query, remote, 0, foreign_scope, &remote_rows);
+		foreign_key = prefilter_foreign_key(cat, query, remote, 0, foreign_scope,
+											  &foreign_relid, &remote_rows);
 		if (foreign_key == NULL || contain_mutable_functions(local))
 			continue;
 		local = (Node *) prefilter_strip_casts((Expr *) prefilter_resolve_aliases(query, local));
@@ -252,9 +256,8 @@ prefilter_for_join_clause(PrefilterCatalog *cat, Query *query, Node *clause,
 		foreach(lc, available)
 			resolved = lappend(resolved, prefilter_resolve_aliases(query, lfirst(lc)));
 		source.quals = prefilter_quals_of(resolved, source.rti);
-		if (!prefilter_estimate_keys(cat, &source))
-			continue;
-		qual = prefilter_qual(cat, &source, foreign_key, remote_rows);
+		prefilter_estimate_keys(cat, &source);
+		qual = prefilter_qual(cat, &source, foreign_key, foreign_relid, remote_rows);
 		if (qual != NULL)
 			return qual;
 	}
@@ -296,6 +299,7 @@ prefilter_for_in(PrefilterCatalog *cat, Query *query, SubLink *sublink,
 	Expr	   *key;
 	Var		   *foreign_key;
 	double		remote_rows;
+	Oid			foreign_relid;
 	PrefilterSource source = {0};
 	RangeTblEntry *rte;
 	AttrNumber	attnum = 0;
@@ -310,7 +314,8 @@ prefilter_for_in(PrefilterCatalog *cat, Query *query, SubLink *sublink,
 	if (!IsA(inner, Param) || ((Param *) inner)->paramkind != PARAM_SUBLINK)
 		return NULL;
 	param = (Param *) inner;
-	foreign_key = prefilter_foreign_key(cat, query, outer, 0, foreign_scope, &remote_rows);
+	foreign_key = prefilter_foreign_key(cat, query, outer, 0, foreign_scope,
+										  &foreign_relid, &remote_rows);
 	if (foreign_key == NULL ||
 		!prefilter_equality(op->opno, op->inputcollid, inner, outer) ||
 		!prefilter_rerunnable(select, depth))
@@ -332,11 +337,9 @@ prefilter_for_in(PrefilterCatalog *cat, Query *query, SubLink *sublink,
 	if (!prefilter_local_relation(rte))
 		return NULL;
 	source.keys = prefilter_local_keys(cat, rte, attnum);
-	if (source.keys < 0)
-		return NULL;
 	source.subselect = select;
 	source.column = param->paramid;
-	return prefilter_qual(cat, &source, foreign_key, remote_rows);
+	return prefilter_qual(cat, &source, foreign_key, foreign_relid, remote_rows);
 }
 
 /*
@@ -380,12 +383,14 @@ prefilter_for_exists(PrefilterCatalog *cat, Query *query, SubLink *sublink,
 			PrefilterSource source = {0};
 			Var		   *foreign_key;
 			double		remote_rows;
+			Oid			foreign_relid;
 			Node	   *qual;
 
 			if (prefilter_single_rel(local) != (Index) ref->rtindex ||
 				contain_mutable_functions(local))
 				continue;
-			foreign_key = prefilter_foreign_key(cat, query, outer, 1, foreign_scope, &remote_rows);
+			foreign_key = prefilter_foreign_key(cat, query, outer, 1, foreign_scope,
+												  &foreign_relid, &remote_rows);
 			if (foreign_key == NULL ||
 				!prefilter_equality(op->opno, op->inputcollid, local, outer))
 				continue;
@@ -393,9 +398,8 @@ prefilter_for_exists(PrefilterCatalog *cat, Query *query, SubLink *sublink,
 			source.rti = ref->rtindex;
 			source.key = (Expr *) local;
 			source.quals = own;
-			if (!prefilter_estimate_keys(cat, &source))
-				continue;
-			qual = prefilter_qual(cat, &source, foreign_key, remote_rows);
+			prefilter_estimate_keys(cat, &source);
+			qual = prefilter_qual(cat, &source, foreign_key, foreign_relid, remote_rows);
 			if (qual != NULL)
 				added = lappend(added, qual);
 			break;
