@@ -20,6 +20,16 @@
 #    alone, and of eligible ones, BENCH_PLAN_ROUNDS (default 7) rounds of
 #    BENCH_PLAN_SECONDS (default 3) each, off and on interleaved; the median
 #    transactions per second, off / on (1.05 = planning 5% slower with it on).
+#
+# 3. What the rule for foreign tables nobody analyzed
+#    (bloomfilter.auto_prefilter_unanalyzed_max_keys) costs where it turns
+#    on without need: K local keys (K from 1,000 to 30,000) against a
+#    never-analyzed foreign table of K rows that all match (the filter
+#    drops nothing) and of 100 rows (a tiny remote: the filter's building
+#    and shipping is all there is), and what it saves against K * 30 rows
+#    of which one in 30 matches.  Median ms off and on, and the difference.
+#
+# BENCH_PARTS (default "1 2 3") chooses the parts.
 set -euo pipefail
 inst=${1:?usage: $0 INSTDIR}
 inst=$(cd "$inst" && pwd)
@@ -34,6 +44,7 @@ if [ "${2:-}" != --run ]; then
 		"$inst" env RATIO_PORT="$port" "$0" "$inst" --run
 fi
 rounds=${BENCH_ROUNDS:-5}
+parts=" ${BENCH_PARTS:-1 2 3} "
 export PGPORT=$RATIO_PORT  # pg_cluster.sh announces 5432
 psql=("$("$PG_CONFIG" --bindir)/psql" -X -q -v ON_ERROR_STOP=1 -P pager=off)
 "${psql[@]}" -v rport="$RATIO_PORT" <<'SQL'
@@ -53,6 +64,7 @@ BEGIN
 	rows := jsonb_path_query_first(plan, '$.** ? (@."Node Type" == "Foreign Scan")."Actual Rows"')::int8;
 END $$;
 SQL
+if [[ $parts == *" 1 "* ]]; then
 for r in 10000 20000 50000 100000 300000; do
 	"${psql[@]}" <<SQL
 CREATE TABLE all_$r AS SELECT ((g % 10000) + 1) * 100::int8 AS id, md5(g::text) AS payload
@@ -92,8 +104,17 @@ SELECT a.r AS "remote rows R", round(a.r / 10000.0, 1) AS "R / keys",
 FROM m a JOIN m b ON b.r = a.r AND b.kind = a.kind AND b.setting = 'on'
 WHERE a.setting = 'off' ORDER BY a.kind, a.r;
 SQL
+fi
 
 # ---- 2. planning time ----
+if [[ $parts == *" 2 "* ]]; then
+"${psql[@]}" <<'SQL'
+CREATE TABLE IF NOT EXISTS one_100000 AS SELECT g::int8 AS id, md5(g::text) AS payload FROM generate_series(1, 100000) g;
+CREATE TABLE IF NOT EXISTS one_300000 AS SELECT g::int8 AS id, md5(g::text) AS payload FROM generate_series(1, 300000) g;
+CREATE FOREIGN TABLE IF NOT EXISTS f_one_100000 (id int8, payload text) SERVER loop OPTIONS (table_name 'one_100000');
+CREATE FOREIGN TABLE IF NOT EXISTS f_one_300000 (id int8, payload text) SERVER loop OPTIONS (table_name 'one_300000');
+ANALYZE one_100000, one_300000, f_one_100000, f_one_300000;
+SQL
 "${psql[@]}" <<'SQL'
 CREATE TABLE big AS SELECT g::int8 AS id FROM generate_series(1, 200000) g;
 ANALYZE big;
@@ -131,3 +152,52 @@ SELECT a.kind AS "queries", round(a.tps::numeric, 0) AS "tps off", round(b.tps::
 	round((a.tps / b.tps)::numeric, 3) AS "off / on (time on / time off)"
 FROM m a JOIN m b ON b.kind = a.kind AND b.setting = 'on' WHERE a.setting = 'off' ORDER BY a.kind DESC;
 SQL
+fi
+
+# ---- 3. the rule for foreign tables nobody analyzed ----
+if [[ $parts == *" 3 "* ]]; then
+sizes=(1000 3000 10000 30000)
+for k in "${sizes[@]}"; do
+	"${psql[@]}" <<SQL
+CREATE TABLE keys_$k AS SELECT (g * 100)::int8 AS id FROM generate_series(1, $k) g;
+CREATE TABLE match_$k AS SELECT (g * 100)::int8 AS id, md5(g::text) AS payload FROM generate_series(1, $k) g;
+CREATE TABLE wide_$k AS SELECT g::int8 AS id, md5(g::text) AS payload FROM generate_series(1, $k * 30) g;
+ANALYZE keys_$k, match_$k, wide_$k;
+CREATE FOREIGN TABLE n_match_$k (id int8, payload text) SERVER loop OPTIONS (table_name 'match_$k');
+CREATE FOREIGN TABLE n_tiny_$k (id int8, payload text) SERVER loop OPTIONS (table_name 'match_$k');
+CREATE FOREIGN TABLE n_wide_$k (id int8, payload text) SERVER loop OPTIONS (table_name 'wide_$k');
+SQL
+done
+"${psql[@]}" -c 'CREATE TABLE unanalyzed_runs (k int, kind text, setting text, round int, ms float8, rows int8)'
+for round in 0 $(seq 1 "$rounds"); do
+	for k in "${sizes[@]}"; do
+		for kind in match tiny wide; do
+			filter=
+			[ "$kind" = tiny ] && filter='WHERE f.id <= 10000'
+			for setting in off on; do
+				"${psql[@]}" <<SQL
+SELECT bloom_empty() IS NULL \\g /dev/null
+SET bloomfilter.auto_prefilter = $setting;
+SET bloomfilter.auto_prefilter_unanalyzed_max_keys = 1000000;
+INSERT INTO unanalyzed_runs SELECT $k, '$kind', '$setting', $round, t.ms, t.rows
+	FROM timed('SELECT f.id, f.payload FROM n_${kind}_$k f JOIN keys_$k k ON k.id = f.id $filter') t;
+SQL
+			done
+		done
+	done
+done
+"${psql[@]}" <<'SQL'
+\echo 'The rule for foreign tables nobody analyzed (bench/auto_prefilter.sh part 3)'
+\echo 'K local keys against a never-analyzed foreign table: K rows all matching, 100 rows'
+\echo '(tiny), K * 30 rows of which one in 30 matches (wide); median ms off and on'
+WITH m AS (SELECT k, kind, setting, percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS ms, min(rows) AS rows
+	FROM unanalyzed_runs WHERE round > 0 GROUP BY k, kind, setting)
+SELECT a.k AS "local keys K", a.kind AS "remote",
+	round(a.ms::numeric, 1) AS "off ms", round(b.ms::numeric, 1) AS "on ms",
+	round((b.ms - a.ms)::numeric, 1) AS "on - off ms",
+	a.rows AS "fetched off", b.rows AS "fetched on",
+	round((a.ms / b.ms)::numeric, 2) AS "off / on"
+FROM m a JOIN m b ON b.k = a.k AND b.kind = a.kind AND b.setting = 'on'
+WHERE a.setting = 'off' ORDER BY a.kind, a.k;
+SQL
+fi
