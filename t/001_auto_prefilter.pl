@@ -14,20 +14,31 @@
 #     preserved side, FULL joins, nondeterministic collations, mismatched
 #     types, a big local side, a server without the option), give EXPLAIN
 #     output identical with the setting on and off;
+#   - foreign tables nobody analyzed: the six forms of issue 28 (inner join,
+#     IN, EXISTS, LEFT JOIN with the foreign table nullable, text and uuid
+#     keys) get a prefilter when the local side is small; a big local side
+#     gets none, and the DEBUG1 line says why (as for the other reasons of
+#     the "does it pay" rule);
 #   - a randomized differential test (t/auto_prefilter.sql):
 #     AUTO_PREFILTER_QUERIES (default 1,000) generated queries, each run with
 #     the setting off and on and compared as multisets (row count and the md5
 #     of the sorted rows), covering join kinds, NULL keys,
 #     int2/int4/int8/numeric mixes, text in C, ICU deterministic and
 #     nondeterministic collations, uuid, composite keys, LIMIT, subqueries,
-#     CTEs, and prepared statements under generic and custom plans.  The seed
-#     (AUTO_PREFILTER_SEED, default random) is printed, and every failure
-#     names it and the query.
+#     CTEs, and prepared statements under generic and custom plans.  It runs
+#     four times, the same queries against four foreign tables with the same
+#     columns: f (analyzed), f_unanalyzed (never analyzed), f_stale (analyzed,
+#     then most of its remote rows deleted, changed or added) and fpa (a
+#     partitioned table of foreign partitions, one of them never analyzed),
+#     in four sessions at once.  The seed (AUTO_PREFILTER_SEED, default
+#     random) is printed, and every failure names it, the table and the
+#     query.
 use strict;
 use warnings;
 use BloomTest;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use IPC::Run;
 
 # As bash's ${NAME:-default}: unset or empty takes the default.
 my $seed =
@@ -97,6 +108,9 @@ CREATE TABLE r AS
 	FROM generate_series(1, 20000) g;
 CREATE TABLE shard_1 AS SELECT id, k8, grp FROM r WHERE grp < 5;
 CREATE TABLE shard_2 AS SELECT id, k8, grp FROM r WHERE grp >= 5;
+CREATE TABLE r_1 AS SELECT * FROM r WHERE grp < 5;
+CREATE TABLE r_2 AS SELECT * FROM r WHERE grp >= 5;
+CREATE TABLE r_stale AS SELECT * FROM r;
 ANALYZE;
 });
 # How a session preloads the library from $BLOOM_INST (BloomTest.pm): up to
@@ -120,6 +134,20 @@ CREATE COLLATION icu_ci (provider = icu, locale = 'und-u-ks-level2', determinist
 CREATE FOREIGN TABLE f (id int4, k8 int8, k4 int4, k2 int2, kn numeric, kt text,
 		ktc text COLLATE "C", ku uuid, grp int4, payload text)
 	SERVER remote OPTIONS (table_name 'r');
+-- f's columns, for the runs of the randomized test (r_stale changes after
+-- f_stale is analyzed, below)
+CREATE FOREIGN TABLE f_unanalyzed (id int4, k8 int8, k4 int4, k2 int2, kn numeric, kt text,
+		ktc text COLLATE "C", ku uuid, grp int4, payload text)
+	SERVER remote OPTIONS (table_name 'r');
+CREATE FOREIGN TABLE f_stale (id int4, k8 int8, k4 int4, k2 int2, kn numeric, kt text,
+		ktc text COLLATE "C", ku uuid, grp int4, payload text)
+	SERVER remote OPTIONS (table_name 'r_stale');
+CREATE TABLE fpa (id int4, k8 int8, k4 int4, k2 int2, kn numeric, kt text,
+		ktc text COLLATE "C", ku uuid, grp int4, payload text) PARTITION BY RANGE (grp);
+CREATE FOREIGN TABLE fpa_1 PARTITION OF fpa FOR VALUES FROM (0) TO (5)
+	SERVER remote OPTIONS (table_name 'r_1');
+CREATE FOREIGN TABLE fpa_2 PARTITION OF fpa FOR VALUES FROM (5) TO (10)
+	SERVER remote OPTIONS (table_name 'r_2');
 CREATE FOREIGN TABLE f_plain (id int4, k8 int8) SERVER remote_plain OPTIONS (table_name 'r');
 CREATE FOREIGN TABLE f_bpchar (id int4, kt bpchar) SERVER remote OPTIONS (table_name 'r');
 CREATE TABLE fp (id int4, k8 int8, grp int4) PARTITION BY RANGE (grp);
@@ -148,6 +176,8 @@ ANALYZE f;
 ANALYZE f_plain;
 ANALYZE f_bpchar;
 ANALYZE fp;
+ANALYZE f_stale;
+ANALYZE fpa_1;
 -- The setting exists once the library is loaded: here, in every session.
 ALTER DATABASE postgres SET session_preload_libraries = :'library';
 },
@@ -157,6 +187,18 @@ ALTER DATABASE postgres SET session_preload_libraries = :'library';
 		'-v', 'ruser=' . $remote->safe_psql('postgres', 'SELECT current_user'),
 		'-v', "library=$library"
 	]);
+
+# Stale statistics: f_stale was analyzed with r_stale's 20,000 rows; now
+# three in four are gone, most keys of the rest moved, and 30,000 rows added
+# with keys the statistics never saw.
+$remote->safe_psql('postgres', q{
+DELETE FROM r_stale WHERE id % 4 <> 0;
+UPDATE r_stale SET k8 = k8 + 7, k4 = k4 + 1, kt = kt || 'x', ku = md5(ku::text)::uuid WHERE id % 8 <> 0;
+INSERT INTO r_stale
+	SELECT g, CASE WHEN g % 50 = 0 THEN NULL ELSE g END, CASE WHEN g % 50 = 0 THEN NULL ELSE g END,
+		(g % 30000)::int2, g, 'key-' || (g % 3000), 'KEY-' || g, md5(g::text)::uuid, g % 10, md5('p' || g)
+	FROM generate_series(20001, 50000) g;
+});
 
 # ---- 1. plans ----
 # prefiltered(NAME, QUERY): the setting on adds a prefilter, off does not
@@ -257,20 +299,90 @@ left_alone('volatile local key',
 left_alone('no foreign table', 'SELECT l.id FROM l JOIN big ON big.k8 = l.k8');
 left_alone('OR of joins',
 	'SELECT f.id FROM l, f WHERE f.k8 = l.k8 OR f.k4 = l.k4');
+# A foreign table nobody analyzed: l's 300 keys are few enough for the rule
+# of bloomfilter.auto_prefilter_unanalyzed_max_keys, big's 30,000 are not.
+prefiltered('never analyzed: inner join',
+	'SELECT f.id FROM l JOIN f_unanalyzed f ON f.k8 = l.k8');
+prefiltered('never analyzed: IN',
+	'SELECT id FROM f_unanalyzed f WHERE k8 IN (SELECT k8 FROM l)');
+prefiltered('never analyzed: EXISTS',
+	'SELECT id FROM f_unanalyzed f WHERE EXISTS (SELECT 1 FROM l WHERE l.k8 = f.k8)');
+prefiltered('never analyzed: LEFT JOIN, foreign nullable',
+	'SELECT l.id, f.id FROM l LEFT JOIN f_unanalyzed f ON f.k8 = l.k8');
+prefiltered('never analyzed: text keys',
+	'SELECT f.id FROM l JOIN f_unanalyzed f ON f.kt = l.kt');
+prefiltered('never analyzed: uuid keys',
+	'SELECT f.id FROM l JOIN f_unanalyzed f ON f.ku = l.ku');
+prefiltered('foreign partitions, one never analyzed',
+	'SELECT f.id FROM l JOIN fpa f ON f.k8 = l.k8');
+left_alone('never analyzed, big local side',
+	'SELECT f.id FROM big JOIN f_unanalyzed f ON f.k8 = big.k8');
+
+# debug1_of(QUERY, [SETTINGS]): the DEBUG1 and HINT lines of EXPLAIN QUERY
+# with the setting on (and SETTINGS, SQL run before)
+sub debug1_of
+{
+	my ($query, $settings) = @_;
+	my ($ret, $stdout, $stderr) = $local->psql('postgres',
+		"SET bloomfilter.auto_prefilter = on;\n"
+		  . ($settings // '')
+		  . "SET client_min_messages = debug1;\n"
+		  . "EXPLAIN (COSTS OFF) $query");
+	return join("\n", grep { /DEBUG|HINT/ } split /\n/, $stderr);
+}
+check_has(
+	'DEBUG1 says why not: never analyzed, too many local keys',
+	'no automatic prefilter for foreign table "f_unanalyzed": it has no statistics and 30000 local keys estimated are more than bloomfilter.auto_prefilter_unanalyzed_max_keys (10000)',
+	debug1_of('SELECT f.id FROM big JOIN f_unanalyzed f ON f.k8 = big.k8'));
+check_has(
+	'DEBUG1 says why not: too few remote rows',
+	'no automatic prefilter for foreign table "f": 20000 rows estimated, fewer than bloomfilter.auto_prefilter_min_ratio (10) times the 30000 local keys estimated',
+	debug1_of('SELECT f.id FROM big JOIN f ON f.k8 = big.k8'));
+check_has(
+	'DEBUG1 says why not: too many local keys',
+	'no automatic prefilter for foreign table "f": 30000 local keys estimated, more than bloomfilter.auto_prefilter_max_keys (1000)',
+	debug1_of('SELECT f.id FROM big JOIN f ON f.k8 = big.k8',
+		'SET bloomfilter.auto_prefilter_max_keys = 1000;'));
+check_has(
+	'DEBUG1 says why not: the server does not ship the filter',
+	'no automatic prefilter for foreign table "f_plain": its server does not list bloomfilter in its extensions option',
+	debug1_of('SELECT f_plain.id FROM l JOIN f_plain ON f_plain.k8 = l.k8'));
+check_lacks('no DEBUG1 line when the prefilter is added',
+	'no automatic prefilter',
+	debug1_of('SELECT f.id FROM l JOIN f_unanalyzed f ON f.k8 = l.k8'));
+
 left_alone('LIMIT in IN',
 	'SELECT id FROM f WHERE k8 IN (SELECT k8 FROM l LIMIT 5)');
 left_alone('correlated IN',
 	'SELECT id FROM f WHERE k8 IN (SELECT k8 FROM l WHERE l.grp = f.grp)');
 
 # ---- 2. the randomized differential test ----
+# The same queries against each foreign table, in a session each, all at once.
+my @tables = qw(f f_unanalyzed f_stale fpa);
 diag("randomized differential test: seed $seed "
-	  . "(AUTO_PREFILTER_SEED=$seed reproduces it), $queries queries");
+	  . "(AUTO_PREFILTER_SEED=$seed reproduces it), $queries queries "
+	  . "against each of @tables");
 local_sql(slurp_file(bloom_root() . '/t/auto_prefilter.sql'));
-my ($ret, $stdout, $stderr) =
-  $local->psql('postgres', "SELECT apf_run($seed, $queries)");
-check_lines($stdout);
-diag($stderr) if length $stderr;
-is(scalar(grep { /^CHECK / } split /\n/, $stdout),
-	$queries + 2, 'the run checked every query');
+my %runs;
+foreach my $table (@tables)
+{
+	my ($stdout, $stderr) = ('', '');
+	my $run = IPC::Run::start(
+		[
+			'psql', '-X', '-A', '-t', '-d', $local->connstr('postgres'),
+			'-c', "SELECT apf_run($seed, $queries, '$table')"
+		],
+		'>', \$stdout, '2>', \$stderr);
+	$runs{$table} = [ $run, \$stdout, \$stderr ];
+}
+foreach my $table (@tables)
+{
+	my ($run, $stdout, $stderr) = @{ $runs{$table} };
+	$run->finish;
+	check_lines($$stdout);
+	diag("$table: $$stderr") if length $$stderr;
+	is(scalar(grep { /^CHECK / } split /\n/, $$stdout),
+		$queries + 2, "$table: the run checked every query");
+}
 
 bloom_done();

@@ -1,11 +1,15 @@
 -- t/auto_prefilter.sql: the randomized differential test of
 -- bloomfilter.auto_prefilter (run by t/001_auto_prefilter.pl, which
--- creates the tables l, big, f, fp and the collations first).
+-- creates the tables l, big, f, fp, the other foreign tables with f's
+-- columns and the collations first).
 --
--- apf_query(seed, i) generates query i of a run: a join form, a key pair, a
--- local qual, a wrapper and sometimes a prepared statement, all drawn from
--- random() after setseed() of (seed, i), so one query is reproduced from the
--- two numbers.  apf_run(seed, n) runs n of them with the setting off and on,
+-- apf_query(seed, i, ftable) generates query i of a run: a join form, a key
+-- pair, a local qual, a wrapper and sometimes a prepared statement, all
+-- drawn from random() after setseed() of (seed, i), so one query is
+-- reproduced from the two numbers; ftable is the foreign table with f's
+-- columns that the query reads as f (f analyzed, or one never analyzed, one
+-- with stale statistics, a partitioned table of foreign partitions).
+-- apf_run(seed, n, ftable) runs n of them with the setting off and on,
 -- compares the results as multisets, and returns lines for check_lines:
 -- "CHECK pass|fail ...".
 \set ON_ERROR_STOP 1
@@ -19,7 +23,7 @@ $$ SELECT choices[1 + floor(random() * array_length(choices, 1))::int] $$;
 -- the preserved side, a FULL join).
 CREATE TYPE apf_case AS (query text, arg int4, cache_mode text, must_leave_alone bool, kind text);
 
-CREATE FUNCTION apf_query(seed int, i int) RETURNS apf_case LANGUAGE plpgsql AS $$
+CREATE FUNCTION apf_query(seed int, i int, f_table text) RETURNS apf_case LANGUAGE plpgsql AS $$
 DECLARE
 	c apf_case;
 	pairs text[];
@@ -47,9 +51,9 @@ BEGIN
 	j := 1 + floor(random() * array_length(pairs, 1))::int;
 	lkey := pairs[j][1];
 	fkey := pairs[j][2];
-	ftable := CASE pairs[j][3] WHEN 'fp' THEN 'fp AS f' ELSE 'f' END;
+	ftable := CASE pairs[j][3] WHEN 'fp' THEN 'fp AS f' ELSE f_table || ' AS f' END;
 	eq := format('%s = %s', fkey, lkey);
-	IF ftable = 'f' AND random() < 0.15 THEN
+	IF pairs[j][3] = 'f' AND random() < 0.15 THEN
 		eq := eq || ' AND ' || apf_pick(ARRAY['f.kt = l.kt', 'f.k4 = l.k4', 'f.ku = l.ku']);
 		c.kind := 'composite ';
 	ELSE
@@ -149,7 +153,7 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION apf_run(seed int, n int) RETURNS SETOF text LANGUAGE plpgsql AS $$
+CREATE FUNCTION apf_run(seed int, n int, f_table text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE
 	c apf_case;
 	off_result text;
@@ -161,14 +165,14 @@ DECLARE
 	kinds_with_filter text[] := '{}';
 BEGIN
 	FOR i IN 1 .. n LOOP
-		c := apf_query(seed, i);
+		c := apf_query(seed, i, f_table);
 		BEGIN
 			off_result := apf_result(c, false);
 			on_result := apf_result(c, true);
 			prefiltered := off_result NOT LIKE 'ERROR%' AND apf_prefiltered(c);
 		EXCEPTION WHEN OTHERS THEN
-			RETURN NEXT format('CHECK fail seed %s query %s (%s) raised %s: %s; query: %s',
-							   seed, i, c.kind, SQLSTATE, SQLERRM, c.query);
+			RETURN NEXT format('CHECK fail %s seed %s query %s (%s) raised %s: %s; query: %s',
+							   f_table, seed, i, c.kind, SQLSTATE, SQLERRM, c.query);
 			CONTINUE;
 		END;
 		IF prefiltered THEN
@@ -181,20 +185,20 @@ BEGIN
 			errors := errors + 1;
 		END IF;
 		IF off_result IS DISTINCT FROM on_result THEN
-			RETURN NEXT format('CHECK fail seed %s query %s (%s): off %s, on %s; query: %s',
-							   seed, i, c.kind, off_result, on_result, c.query);
+			RETURN NEXT format('CHECK fail %s seed %s query %s (%s): off %s, on %s; query: %s',
+							   f_table, seed, i, c.kind, off_result, on_result, c.query);
 		ELSIF c.must_leave_alone AND prefiltered THEN
-			RETURN NEXT format('CHECK fail seed %s query %s (%s) must be left alone but has a prefilter; query: %s',
-							   seed, i, c.kind, c.query);
+			RETURN NEXT format('CHECK fail %s seed %s query %s (%s) must be left alone but has a prefilter; query: %s',
+							   f_table, seed, i, c.kind, c.query);
 		ELSE
-			RETURN NEXT format('CHECK pass query %s (%s): %s', i, c.kind, off_result);
+			RETURN NEXT format('CHECK pass %s query %s (%s): %s', f_table, i, c.kind, off_result);
 		END IF;
 	END LOOP;
 	-- the test tests something: a good share of the queries had a prefilter
-	RETURN NEXT format('CHECK %s seed %s: %s of %s queries had a prefilter (at least a quarter), forms: %s',
-					   CASE WHEN with_filter * 4 >= n THEN 'pass' ELSE 'fail' END,
+	RETURN NEXT format('CHECK %s %s seed %s: %s of %s queries had a prefilter (at least a quarter), forms: %s',
+					   CASE WHEN with_filter * 4 >= n THEN 'pass' ELSE 'fail' END, f_table,
 					   seed, with_filter, n, array_to_string(kinds_with_filter, ', '));
-	RETURN NEXT format('CHECK %s seed %s: %s of %s generated queries were invalid (an error either way; at most 10%%)',
-					   CASE WHEN errors * 10 <= n THEN 'pass' ELSE 'fail' END, seed, errors, n);
+	RETURN NEXT format('CHECK %s %s seed %s: %s of %s generated queries were invalid (an error either way; at most 10%%)',
+					   CASE WHEN errors * 10 <= n THEN 'pass' ELSE 'fail' END, f_table, seed, errors, n);
 END
 $$;
