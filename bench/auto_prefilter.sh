@@ -64,6 +64,19 @@ BEGIN
 	rows := jsonb_path_query_first(plan, '$.** ? (@."Node Type" == "Foreign Scan")."Actual Rows"')::int8;
 END $$;
 SQL
+# timed_run TABLE SIZE KIND SETTING ROUND SETTINGS_SQL QUERY: one timed run
+# of QUERY in a fresh session, the setting on or off after SETTINGS_SQL,
+# recorded in TABLE (size, kind, setting, round, ms, rows).
+timed_run() {
+	local table=$1 size=$2 kind=$3 setting=$4 round=$5 settings=$6 query=$7
+	"${psql[@]}" -v query="$query" <<SQL
+SELECT bloom_empty() IS NULL \\g /dev/null
+SET bloomfilter.auto_prefilter = $setting;
+$settings
+INSERT INTO $table SELECT $size, '$kind', '$setting', $round, t.ms, t.rows FROM timed(:'query') t;
+SQL
+}
+
 if [[ $parts == *" 1 "* ]]; then
 for r in 10000 20000 50000 100000 300000; do
 	"${psql[@]}" <<SQL
@@ -80,13 +93,9 @@ for round in 0 $(seq 1 "$rounds"); do
 	for r in 10000 20000 50000 100000 300000; do
 		for kind in all one; do
 			for setting in off on; do
-				"${psql[@]}" <<SQL
-SELECT bloom_empty() IS NULL \\g /dev/null
-SET bloomfilter.auto_prefilter = $setting;
-SET bloomfilter.auto_prefilter_min_ratio = 0;
-INSERT INTO runs SELECT $r, '$kind', '$setting', $round, t.ms, t.rows
-	FROM timed('SELECT f.id, f.payload FROM f_${kind}_$r f JOIN keys k ON k.id = f.id') t;
-SQL
+				timed_run runs "$r" "$kind" "$setting" "$round" \
+					'SET bloomfilter.auto_prefilter_min_ratio = 0;' \
+					"SELECT f.id, f.payload FROM f_${kind}_$r f JOIN keys k ON k.id = f.id"
 			done
 		done
 	done
@@ -175,13 +184,9 @@ for round in 0 $(seq 1 "$rounds"); do
 			filter=
 			[ "$kind" = tiny ] && filter='WHERE f.id <= 10000'
 			for setting in off on; do
-				"${psql[@]}" <<SQL
-SELECT bloom_empty() IS NULL \\g /dev/null
-SET bloomfilter.auto_prefilter = $setting;
-SET bloomfilter.auto_prefilter_unanalyzed_max_keys = 1000000;
-INSERT INTO unanalyzed_runs SELECT $k, '$kind', '$setting', $round, t.ms, t.rows
-	FROM timed('SELECT f.id, f.payload FROM n_${kind}_$k f JOIN keys_$k k ON k.id = f.id $filter') t;
-SQL
+				timed_run unanalyzed_runs "$k" "$kind" "$setting" "$round" \
+					'SET bloomfilter.auto_prefilter_unanalyzed_max_keys = 1000000;' \
+					"SELECT f.id, f.payload FROM n_${kind}_$k f JOIN keys_$k k ON k.id = f.id $filter"
 			done
 		done
 	done
