@@ -45,9 +45,10 @@
  *   - it should pay: the local side's distinct keys (n_distinct of the key,
  *     else its table's rows) are at most auto_prefilter_max_keys, and F's
  *     rows (reltuples, after ANALYZE) at least auto_prefilter_min_ratio times
- *     as many; when F was never analyzed, when the local side's keys are
- *     at most auto_prefilter_unanalyzed_max_keys.  Without statistics of
- *     the local side, no prefilter.  A DEBUG1 line says why not.
+ *     as many; F never analyzed (no rows to compare with), the local
+ *     side's keys at most auto_prefilter_unanalyzed_max_keys.  Without
+ *     statistics of the local side, no prefilter.  A DEBUG1 line says why
+ *     not.
  * Anything else leaves the Query untouched, so the plan is the one the
  * setting off gives.
  *
@@ -112,7 +113,7 @@ bloom_auto_prefilter_init(void)
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("bloomfilter.auto_prefilter_unanalyzed_max_keys",
 							"The most distinct local keys (estimated) an automatic prefilter is built for when the foreign table has no statistics.",
-							"A foreign table nobody analyzed has no row estimate to compare with; a filter of this many keys is cheap whatever its size.",
+							"A foreign table nobody analyzed has no row estimate to compare with; a filter of this many keys is cheap whatever the foreign table's size.",
 							&prefilter_unanalyzed_max_keys, 10000, 0, INT_MAX,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomRealVariable("bloomfilter.auto_prefilter_min_ratio",
