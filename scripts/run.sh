@@ -173,16 +173,24 @@ count_result_lines() {
 # a line to the summary.  A command that failed before reporting a failure
 # (did not compile, crashed, stopped early) counts as one failure.
 run_counted() {
-	local name=$1 log=$2 t=$SECONDS status=0 p f
+	local name=$1 log=$2 t=$SECONDS status=0
 	shift 2
 	"$@" 2>&1 | tee "$log" || status=$?
+	add_counted "$name" "$log" "$status" "$(elapsed $t)"
+}
+
+# add_counted NAME LOG STATUS TIME: the "N passed, M failed" lines of LOG
+# added to the totals and a line to the summary; a non-zero STATUS with no
+# failure reported counts as one.
+add_counted() {
+	local name=$1 log=$2 status=$3 time=$4 p f
 	read -r p f <<<"$(count_result_lines "$log")" || true
 	p=${p:-0} f=${f:-0}
 	if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
 	fi
 	passed=$((passed + p)) failed=$((failed + f))
-	summary+=("$(printf '%-22s %d passed, %d failed (exited %d, %s)' "$name:" "$p" "$f" "$status" "$(elapsed $t)")")
+	summary+=("$(printf '%-22s %d passed, %d failed (exited %d, %s)' "$name:" "$p" "$f" "$status" "$time")")
 }
 
 if ! runs unit; then
@@ -323,12 +331,7 @@ if [ "$mode" = test-all ]; then
 		cat "$BUILD/chroot-15-$arch.log" "$BUILD/arch-$arch.out" 2>/dev/null || true
 		status=1 secs=0
 		[ -s "$BUILD/arch-$arch.status" ] && read -r status secs <"$BUILD/arch-$arch.status"
-		p=0 f=0
-		read -r p f <<<"$(count_result_lines "$BUILD/arch-$arch.out")" || true
-		p=${p:-0} f=${f:-0}
-		[ "$status" -ne 0 ] && [ "$f" -eq 0 ] && f=1
-		passed=$((passed + p)) failed=$((failed + f))
-		summary+=("$(printf '%-22s %d passed, %d failed (exited %d, %ss, in the background)' "15 on $arch:" "$p" "$f" "$status" "$secs")")
+		add_counted "15 on $arch" "$BUILD/arch-$arch.out" "$status" "${secs}s, in the background"
 	done
 fi
 
