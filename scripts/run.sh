@@ -7,7 +7,9 @@
 #                           tests on every other major in $PG_MAJORS (default
 #                           "17 18 19"), each in a Debian chroot made and
 #                           cached by scripts/chroot.sh, then the cross-major
-#                           tests (test/cross/); meanwhile, in the background
+#                           tests (test/cross/), then the installation
+#                           tests (test/install/: package, PGXN zip);
+#                           meanwhile, in the background
 #                           from the start, the unit and SQL tests on 15 for
 #                           each architecture in $BLOOM_ARCHES (default
 #                           "arm64 s390x i386"; test/arch.sh)
@@ -315,6 +317,18 @@ if [ "$mode" = test-all ]; then
 		name=$(basename "$script" .sh)
 		heading "cross-major test: $name (15 and ${majors[*]})"
 		run_counted "cross-$name" "$BUILD/cross-$name.log" "$script"
+	done
+	# ---- installation paths: test/install/*.sh on the host's 15 ----
+	# The ways users install the extension (the Debian package, the PGXN
+	# zip), each built from this tree and tested as installed.  Last among
+	# the host's tests: a package goes into the system's PostgreSQL, where
+	# the tests above must not find it (each script removes what it
+	# installed).
+	for script in "$ROOT"/test/install/*.sh; do
+		[ -e "$script" ] || continue
+		name=$(basename "$script" .sh)
+		heading "installation test: $name"
+		run_counted "install-$name" "$BUILD/install-$name.log" "$script"
 	done
 	# ---- other architectures: test/arch.sh on 15, in chroots ----
 	# The unit tests (without the sanitizers and fuzzers, which ran above),
