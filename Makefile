@@ -13,6 +13,9 @@
 #   make demo                     the same set-up, then a semi-join prefilter demo
 #   make plots                    the same set-up (and gnuplot), then regenerate
 #                                 the README's plots in doc/plots/ from real runs
+#   make dist                     the PGXN release: bloomfilter-VERSION.zip (META.json's
+#                                 version) of the committed tree, in the current
+#                                 directory; needs git, not a build
 #
 # Out-of-tree builds work: mkdir b && cd b && make -f ../Makefile VPATH=..
 
@@ -72,6 +75,13 @@ PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
 .PHONY: test test-all demo plots
 test test-all demo plots:
 	@$(ROOT)/scripts/run.sh $@
+
+# The PGXN zip, from "git archive" of HEAD (.gitattributes says what stays
+# out), once scripts/pgxn_meta.pl finds its META.json valid and agreeing with
+# bloomfilter.control: scripts/dist.sh.
+.PHONY: dist
+dist:
+	@$(ROOT)/scripts/dist.sh
 
 ifneq ($(PGXS),)
 include $(PGXS)
