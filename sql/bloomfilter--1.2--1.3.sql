@@ -505,4 +505,42 @@ COMMENT ON OPERATOR CLASS scalable_bloom_hash_ops USING hash IS
 COMMENT ON OPERATOR FAMILY scalable_bloom_hash_ops USING hash IS
 	'hash operator family of scalable_bloom';
 
+-- The aggregates finish the self-sizing bloom_agg's states
+-- (src/bloom_scalable_agg.c): the same transition, combine and parallel
+-- functions, and a final function that makes the first stage of a scalable
+-- filter sized for the distinct values seen.
+CREATE FUNCTION scalable_bloom_autoagg_finalfn(pg_catalog.internal) RETURNS scalable_bloom
+	AS 'MODULE_PATHNAME', 'scalable_bloom_autoagg_finalfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION scalable_bloom_autoagg_finalfn(pg_catalog.internal) IS
+	'final function of scalable_bloom_agg(value, false_positive_rate): a scalable filter whose first stage is sized for the distinct values seen';
+
+CREATE FUNCTION scalable_bloom_autoagg_state_finalfn(bloom_agg_state) RETURNS scalable_bloom
+	AS 'MODULE_PATHNAME', 'scalable_bloom_autoagg_state_finalfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION scalable_bloom_autoagg_state_finalfn(bloom_agg_state) IS
+	'final function of scalable_bloom_agg(bloom_hashed, false_positive_rate): a scalable filter whose first stage is sized for the distinct values seen';
+
+CREATE AGGREGATE scalable_bloom_agg(pg_catalog.anyelement, pg_catalog.float8) (
+	SFUNC = bloom_autoagg_transfn,
+	STYPE = pg_catalog.internal,
+	FINALFUNC = scalable_bloom_autoagg_finalfn,
+	COMBINEFUNC = bloom_autoagg_combinefn,
+	SERIALFUNC = bloom_autoagg_serialfn,
+	DESERIALFUNC = bloom_autoagg_deserialfn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE scalable_bloom_agg(pg_catalog.anyelement, pg_catalog.float8) IS
+	'scalable filter of the non-NULL values at the given false-positive rate, its first stage sized for the distinct values seen; bloom_add grows it';
+
+CREATE AGGREGATE scalable_bloom_agg(bloom_hashed, pg_catalog.float8) (
+	SFUNC = bloom_autoagg_state_transfn,
+	STYPE = bloom_agg_state,
+	FINALFUNC = scalable_bloom_autoagg_state_finalfn,
+	COMBINEFUNC = bloom_autoagg_state_combinefn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE scalable_bloom_agg(bloom_hashed, pg_catalog.float8) IS
+	'scalable_bloom_agg(x, p) in the form Citus splits: scalable_bloom_agg(bloom_value(x), p)';
+
 -- ==== end of scalable_bloom ====

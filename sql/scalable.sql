@@ -55,6 +55,38 @@ SELECT scalable_bloom_hash(f) = scalable_bloom_hash(f::text::scalable_bloom) AS 
 	scalable_bloom_hash_extended(f, 7) <> scalable_bloom_hash_extended(f, 8) AS seeded
 FROM scalable_t;
 
+-- every stored form reads alike: inline with a 1-byte header (unaligned),
+-- out of line, compressed in line, compressed out of line
+CREATE TABLE scalable_forms (form text, f scalable_bloom);
+CREATE TABLE scalable_forms_main (form text, f scalable_bloom);
+ALTER TABLE scalable_forms_main ALTER COLUMN f SET STORAGE main;
+CREATE TABLE scalable_forms_extended (form text, f scalable_bloom);
+ALTER TABLE scalable_forms_extended ALTER COLUMN f SET STORAGE extended;
+INSERT INTO scalable_forms VALUES
+	('short header', bloom_add(scalable_bloom_empty(0.01, 2), 1)),
+	('out of line', (SELECT f FROM scalable_t));
+INSERT INTO scalable_forms_main VALUES ('compressed in line', scalable_bloom_empty(0.01, 10000));
+INSERT INTO scalable_forms_extended VALUES ('compressed out of line', scalable_bloom_empty(0.01, 2000000));
+CREATE TABLE scalable_forms_reference AS
+SELECT form, f::text::scalable_bloom AS p FROM scalable_forms
+UNION ALL SELECT form, f::text::scalable_bloom FROM scalable_forms_main
+UNION ALL SELECT form, f::text::scalable_bloom FROM scalable_forms_extended;
+SELECT s.form, pg_column_size(s.f) < (bloom_info(r.p)).bytes AS smaller_than_value,
+	s.f = r.p AND r.p = s.f AS equal, s.f::text = r.p::text AS same_text,
+	scalable_bloom_send(s.f) = scalable_bloom_send(r.p) AS same_binary,
+	scalable_bloom_hash(s.f) = scalable_bloom_hash(r.p) AS same_hash,
+	bloom_info(s.f)::text = bloom_info(r.p)::text AS same_info,
+	(SELECT count(*) FROM generate_series(1, 3000) AS v WHERE s.f @> v AND v <@ s.f AND bloom_contains(s.f, v))
+		= (SELECT count(*) FROM generate_series(1, 3000) AS v WHERE r.p @> v) AS same_contains,
+	bloom_add(s.f, -7) = bloom_add(r.p, -7) AS same_add,
+	bloom_add_all(s.f, ARRAY[-7, -8]) = bloom_add_all(r.p, ARRAY[-7, -8]) AS same_add_all,
+	(s.f | r.p) = (r.p | r.p) AS same_union
+FROM (SELECT * FROM scalable_forms UNION ALL SELECT * FROM scalable_forms_main
+	UNION ALL SELECT * FROM scalable_forms_extended) AS s
+	JOIN scalable_forms_reference AS r USING (form)
+ORDER BY s.form;
+DROP TABLE scalable_forms, scalable_forms_main, scalable_forms_extended, scalable_forms_reference;
+
 -- union: stage by stage, holding both
 -- (a stage of the union may hold more than its capacity: its count stops
 -- there, and the rate from the bits says what the union lets through)

@@ -321,13 +321,22 @@ bf_scalable_parse(const uint8_t *body, size_t len, bool check_shapes, bf_scalabl
 			if (i == 0 && (params->options & BF_SCALABLE_SELF_SIZED) != 0)
 			{
 				uint64_t	sketch_m;
+				uint32_t	sketch_k;
 
-				/* the self-sizing aggregate's shape: scheme 1, its k for p_0 */
+				/*
+				 * the self-sizing aggregate's shape: scheme 1, any m, and the
+				 * k of p_0 (built from its values' hashes) or of p (folded
+				 * from its sketch, which has p's k)
+				 */
 				scheme = BLOOM_HASH_XXH3_EDH;
 				m = stage->m;
 				status = bf_auto_shape(bf_scalable_stage_rate(params, 0), &k, &sketch_m);
+				if (status == BF_OK)
+					status = bf_auto_shape(params->p, &sketch_k, &sketch_m);
 				if (status != BF_OK)
 					return status;
+				if (stage->k == sketch_k)
+					k = sketch_k;
 			}
 			else if ((status = bf_scalable_stage_shape(params, i, &m, &k, &scheme)) != BF_OK)
 				return status;

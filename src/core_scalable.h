@@ -48,7 +48,7 @@
 /*
  * options: stage 0 was sized by scalable_bloom_agg for the values it holds
  * (core_autosize.c), not by bf_default_shape(p_0, n0): a scheme 1 shape of
- * the self-sizing k for p_0, with n0 its count.
+ * the self-sizing k of p_0 or of p (core_scalable.c), with n0 its count.
  */
 #define BF_SCALABLE_SELF_SIZED 0x01
 #define BF_SCALABLE_OPTIONS_KNOWN BF_SCALABLE_SELF_SIZED
