@@ -70,7 +70,8 @@ scalable_view_datum(Datum datum, ScalableArg *arg)
 
 	arg->body = (const uint8 *) VARDATA_ANY(value);
 	scalable_raise_invalid(bf_scalable_parse(arg->body, VARSIZE_ANY_EXHDR(value), false,
-											 &arg->view));
+											 &arg->own));
+	arg->view = &arg->own;
 }
 
 void
@@ -106,7 +107,7 @@ scalable_getarg(FunctionCallInfo fcinfo, int argno, ScalableArg *arg)
 		slot->valid = true;
 	}
 	arg->body = slot->body;
-	arg->view = slot->view;
+	arg->view = &slot->view;
 }
 
 /* The encoder for values of type typid in this call site. */
@@ -210,10 +211,10 @@ scalable_new(const char *operation, const bf_scalable_params *params)
 ScalableFilter *
 scalable_copy(const ScalableArg *arg, bf_scalable_view *view)
 {
-	ScalableFilter *filter = scalable_alloc(arg->view.length);
+	ScalableFilter *filter = scalable_alloc(arg->view->length);
 
-	bloom_fill_bits(filter->body, arg->body, arg->view.length);
-	*view = arg->view;
+	bloom_fill_bits(filter->body, arg->body, arg->view->length);
+	*view = *arg->view;
 	return filter;
 }
 
@@ -282,7 +283,7 @@ scalable_bloom_out(PG_FUNCTION_ARGS)
 	char	   *text;
 
 	scalable_getarg(fcinfo, 0, &arg);
-	length = bf_scalable_text_length(arg.body, &arg.view);
+	length = bf_scalable_text_length(arg.body, arg.view);
 	if (length >= MaxAllocSize)
 		ereport(ERROR,
 				errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -290,7 +291,7 @@ scalable_bloom_out(PG_FUNCTION_ARGS)
 				errdetail("Its text form would take " UINT64_FORMAT " bytes.", length),
 				errhint("Use binary COPY or scalable_bloom_send() to move larger filters."));
 	text = bloom_palloc_large(length + 1);
-	bf_scalable_text_encode(arg.body, &arg.view, text);
+	bf_scalable_text_encode(arg.body, arg.view, text);
 	PG_RETURN_CSTRING(text);
 }
 
@@ -327,8 +328,8 @@ scalable_bloom_send(PG_FUNCTION_ARGS)
 
 	scalable_getarg(fcinfo, 0, &arg);
 	pq_begintypsend(&buf);
-	enlargeStringInfo(&buf, arg.view.length);
-	pq_sendbytes(&buf, (const char *) arg.body, (int) arg.view.length);
+	enlargeStringInfo(&buf, arg.view->length);
+	pq_sendbytes(&buf, (const char *) arg.body, (int) arg.view->length);
 	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
 }
 
@@ -457,8 +458,8 @@ scalable_test_arguments(FunctionCallInfo fcinfo, int filter_argno, int value_arg
 	if (cache->encoder == NULL)
 		(void) scalable_encoder_of_arg(fcinfo, value_argno);
 	hash = bloom_encoder_hash(cache->encoder, PG_GETARG_DATUM(value_argno),
-							  arg.view.params.flags, NULL);
-	return bf_scalable_contains(arg.body, &arg.view, hash);
+							  arg.view->params.flags, NULL);
+	return bf_scalable_contains(arg.body, arg.view, hash);
 }
 
 PG_FUNCTION_INFO_V1(scalable_bloom_contains);
@@ -485,9 +486,9 @@ scalable_bloom_contained_by(PG_FUNCTION_ARGS)
 ScalableFilter *
 scalable_union(const char *operation, const ScalableArg *a, const ScalableArg *b)
 {
-	const bf_scalable_params *pa = &a->view.params;
-	const bf_scalable_params *pb = &b->view.params;
-	const ScalableArg *longer = a->view.stages >= b->view.stages ? a : b;
+	const bf_scalable_params *pa = &a->view->params;
+	const bf_scalable_params *pb = &b->view->params;
+	const ScalableArg *longer = a->view->stages >= b->view->stages ? a : b;
 	const ScalableArg *shorter = longer == a ? b : a;
 	bf_scalable_view view;
 	ScalableFilter *result;
@@ -502,10 +503,10 @@ scalable_union(const char *operation, const ScalableArg *a, const ScalableArg *b
 						  pa->options ? " (made by scalable_bloom_agg)" : "",
 						  pb->p, pb->n0, pb->growth, pb->r,
 						  pb->options ? " (made by scalable_bloom_agg)" : ""));
-	for (uint32 i = 0; i < shorter->view.stages; i++)
+	for (uint32 i = 0; i < shorter->view->stages; i++)
 	{
-		const bf_scalable_stage *sa = &a->view.stage[i];
-		const bf_scalable_stage *sb = &b->view.stage[i];
+		const bf_scalable_stage *sa = &a->view->stage[i];
+		const bf_scalable_stage *sb = &b->view->stage[i];
 
 		if (sa->m != sb->m || sa->k != sb->k || sa->scheme != sb->scheme)
 			ereport(ERROR,
@@ -519,14 +520,14 @@ scalable_union(const char *operation, const ScalableArg *a, const ScalableArg *b
 	result = scalable_copy(longer, &view);
 	view.params.flags = bloom_combine_flags(operation, pa->flags, pb->flags);
 	result->body[1] = view.params.flags;
-	for (uint32 i = 0; i < shorter->view.stages; i++)
+	for (uint32 i = 0; i < shorter->view->stages; i++)
 	{
 		const bf_scalable_stage *stage = &view.stage[i];
-		uint64		count = stage->count + shorter->view.stage[i].count;
+		uint64		count = stage->count + shorter->view->stage[i].count;
 
 		CHECK_FOR_INTERRUPTS();
 		bf_or_into(result->body + stage->offset + BF_SCALABLE_STAGE_HEADER_BYTES,
-				   bf_scalable_bits(shorter->body, &shorter->view, i),
+				   bf_scalable_bits(shorter->body, shorter->view, i),
 				   bloom_payload_bytes(stage->m));
 		/* a stage may now hold more than its capacity: its count stops there */
 		bf_scalable_set_count(result->body, &view, i, Min(count, stage->capacity));
@@ -555,7 +556,7 @@ scalable_bloom_cardinality(PG_FUNCTION_ARGS)
 	ScalableArg arg;
 
 	scalable_getarg(fcinfo, 0, &arg);
-	PG_RETURN_FLOAT8(bf_scalable_cardinality(arg.body, &arg.view));
+	PG_RETURN_FLOAT8(bf_scalable_cardinality(arg.body, arg.view));
 }
 
 PG_FUNCTION_INFO_V1(scalable_bloom_info);
@@ -572,18 +573,18 @@ scalable_bloom_info(PG_FUNCTION_ARGS)
 		elog(ERROR, "bloom_info: return type must be a row type");
 	tupdesc = BlessTupleDesc(tupdesc);
 	scalable_getarg(fcinfo, 0, &arg);
-	for (uint32 i = 0; i < arg.view.stages; i++)
-		count += arg.view.stage[i].count;
-	values[0] = Float8GetDatum(arg.view.params.p);
-	values[1] = Int64GetDatum((int64) arg.view.params.n0);
-	values[2] = Int32GetDatum(arg.view.params.growth);
-	values[3] = Float8GetDatum(arg.view.params.r);
-	values[4] = Int32GetDatum((int32) arg.view.stages);
-	values[5] = Int32GetDatum((int32) (VARHDRSZ + arg.view.length));
+	for (uint32 i = 0; i < arg.view->stages; i++)
+		count += arg.view->stage[i].count;
+	values[0] = Float8GetDatum(arg.view->params.p);
+	values[1] = Int64GetDatum((int64) arg.view->params.n0);
+	values[2] = Int32GetDatum(arg.view->params.growth);
+	values[3] = Float8GetDatum(arg.view->params.r);
+	values[4] = Int32GetDatum((int32) arg.view->stages);
+	values[5] = Int32GetDatum((int32) (VARHDRSZ + arg.view->length));
 	values[6] = Int64GetDatum((int64) count);
-	values[7] = Float8GetDatum(bf_scalable_cardinality(arg.body, &arg.view));
-	values[8] = Float8GetDatum(bf_scalable_current_rate(arg.body, &arg.view));
-	values[9] = BoolGetDatum((arg.view.params.options & BF_SCALABLE_SELF_SIZED) != 0);
+	values[7] = Float8GetDatum(bf_scalable_cardinality(arg.body, arg.view));
+	values[8] = Float8GetDatum(bf_scalable_current_rate(arg.body, arg.view));
+	values[9] = BoolGetDatum((arg.view->params.options & BF_SCALABLE_SELF_SIZED) != 0);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
@@ -597,10 +598,10 @@ scalable_bloom_stages(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	scalable_getarg(fcinfo, 0, &arg);
-	for (uint32 i = 0; i < arg.view.stages; i++)
+	for (uint32 i = 0; i < arg.view->stages; i++)
 	{
-		const bf_scalable_stage *stage = &arg.view.stage[i];
-		const uint8 *bits = bf_scalable_bits(arg.body, &arg.view, i);
+		const bf_scalable_stage *stage = &arg.view->stage[i];
+		const uint8 *bits = bf_scalable_bits(arg.body, arg.view, i);
 		uint64		set = bf_popcount(bits, bloom_payload_bytes(stage->m));
 		Datum		values[9];
 		bool		nulls[9] = {0};
@@ -611,7 +612,7 @@ scalable_bloom_stages(PG_FUNCTION_ARGS)
 		values[3] = Int64GetDatum((int64) stage->m);
 		values[4] = Int32GetDatum((int32) stage->k);
 		values[5] = Int32GetDatum((int32) stage->scheme);
-		values[6] = Float8GetDatum(bf_scalable_stage_rate(&arg.view.params, i));
+		values[6] = Float8GetDatum(bf_scalable_stage_rate(&arg.view->params, i));
 		values[7] = Int64GetDatum((int64) set);
 		values[8] = Float8GetDatum(bf_filter_false_positive_rate(bits, stage->m, stage->k,
 																 stage->scheme, set));
@@ -637,20 +638,20 @@ scalable_bloom_to_bloom(PG_FUNCTION_ARGS)
 	const bf_scalable_stage *stage;
 
 	scalable_getarg(fcinfo, 0, &arg);
-	if (arg.view.stages != 1)
+	if (arg.view->stages != 1)
 		ereport(ERROR,
 				errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				errmsg("cannot cast a scalable bloom filter of %u stages to bloom", arg.view.stages),
+				errmsg("cannot cast a scalable bloom filter of %u stages to bloom", arg.view->stages),
 				errdetail("Only a scalable filter of one stage is a plain filter; its stages have different shapes."),
 				errhint("Test membership on the scalable filter, or build a bloom filter with bloom_agg over the values."));
-	stage = &arg.view.stage[0];
+	stage = &arg.view->stage[0];
 	header.format_version = BLOOM_FORMAT_VERSION;
 	header.hash_scheme = stage->scheme;
 	header.k = (uint8) stage->k;
-	header.flags = arg.view.params.flags;
+	header.flags = arg.view->params.flags;
 	header.m = stage->m;
 	filter = bloom_alloc_like(&header);
-	bloom_fill_bits(filter->bits, bf_scalable_bits(arg.body, &arg.view, 0),
+	bloom_fill_bits(filter->bits, bf_scalable_bits(arg.body, arg.view, 0),
 					bloom_payload_bytes(stage->m));
 	PG_RETURN_POINTER(filter);
 }
@@ -666,7 +667,7 @@ scalable_args_equal(FunctionCallInfo fcinfo)
 
 	scalable_getarg(fcinfo, 0, &a);
 	scalable_getarg(fcinfo, 1, &b);
-	return a.view.length == b.view.length && memcmp(a.body, b.body, a.view.length) == 0;
+	return a.view->length == b.view->length && memcmp(a.body, b.body, a.view->length) == 0;
 }
 
 PG_FUNCTION_INFO_V1(scalable_bloom_eq);
@@ -691,11 +692,11 @@ scalable_hash_body(const ScalableArg *arg, uint64 seed)
 
 	memset(&state, 0, sizeof(state));
 	XXH3_64bits_reset_withSeed(&state, seed);
-	for (size_t offset = 0; offset < arg->view.length; offset += BF_INTERRUPT_STRIDE)
+	for (size_t offset = 0; offset < arg->view->length; offset += BF_INTERRUPT_STRIDE)
 	{
 		CHECK_FOR_INTERRUPTS();
 		XXH3_64bits_update(&state, arg->body + offset,
-						   Min(BF_INTERRUPT_STRIDE, arg->view.length - offset));
+						   Min(BF_INTERRUPT_STRIDE, arg->view->length - offset));
 	}
 	return XXH3_64bits_digest(&state);
 }

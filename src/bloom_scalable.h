@@ -15,11 +15,16 @@ typedef struct ScalableFilter
 	uint8		body[FLEXIBLE_ARRAY_MEMBER];
 } ScalableFilter;
 
-/* A filter argument as read: its body and validated view. */
+/*
+ * A filter argument as read: its body and validated view, which points at
+ * the call site's cached one for a stored filter (no copy of its 3 kB per
+ * row), else at own.
+ */
 typedef struct ScalableArg
 {
 	const uint8 *body;
-	bf_scalable_view view;
+	const bf_scalable_view *view;
+	bf_scalable_view own;
 } ScalableArg;
 
 /*

@@ -146,7 +146,15 @@ bf_scalable_stage_bytes(uint64_t m)
 extern void bf_scalable_set_count(uint8_t *body, bf_scalable_view *view, uint32_t i,
 								  uint64_t count);
 
-/* Whether any stage holds the hash, the newest (largest) first. */
+/*
+ * Whether any stage holds the hash, the newest (largest) first: a value
+ * added uniformly is most often in the last stage, which holds about half
+ * of them under growth 2.  Each stage is bf_contains, which reads all k
+ * bits without a branch: an exit at the first bit not set, tried, made an
+ * absent value 20% to 50% slower at 100x n0 (7 stages, 86 to 111 ns
+ * against 70 ns; branches taken half the time are mispredicted half the
+ * time), and present values no faster.
+ */
 static inline bool
 bf_scalable_contains(const uint8_t *body, const bf_scalable_view *view, bf_hash hash)
 {

@@ -492,3 +492,4 @@ UNIT_TEST(scalable_measured_rate)
 	}
 	free(filter.body);
 }
+
