@@ -55,6 +55,8 @@ OBJS = \
 	src/bloom_autoprefilter_joins.o \
 	src/bloom_autoprefilter_build.o \
 	src/bloom_hashed.o
+# scalable_bloom (issue 27)
+OBJS += src/core_scalable.o src/bloom_scalable.o src/bloom_scalable_agg.o
 DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql sql/bloomfilter--1.1--1.2.sql \
 	sql/bloomfilter--1.2--1.3.sql
 
