@@ -28,6 +28,7 @@ OBJS = \
 	src/core_autosize.o \
 	src/core_codec.o \
 	src/core_real.o \
+	src/core_counting.o \
 	src/bloom_pg.o \
 	src/bloom_cache.o \
 	src/bloom_io.o \

@@ -127,6 +127,14 @@ bf_status_message(bf_status status)
 			return "The text form must be bloom:v<format>:h<scheme>:m<bits>:k<probes>:[f<flags>:]<base64 bits>, with decimal numbers that have no sign and no leading zeros.";
 		case BF_BASE64:
 			return "The bit array is not canonical base64: only A-Z, a-z, 0-9, + and / are allowed, with = padding to a multiple of 4 characters and zero unused bits in the last character.";
+		case BF_COUNTING_TOO_LARGE:
+			return "The number of counters m is larger than the largest counting filter PostgreSQL can store (a value of at most 1 GB, two 4-bit counters a byte).";
+		case BF_COUNTING_LENGTH:
+			return "The length of the counter array does not match m: it must be m 4-bit counters rounded up to a whole number of 64-bit words.";
+		case BF_COUNTING_PADDING:
+			return "A counter at a position at or beyond m is not zero; the padding counters after position m - 1 must be zero.";
+		case BF_COUNTING_SYNTAX:
+			return "The text form must be counting_bloom:v<format>:h<scheme>:m<counters>:k<probes>:[f<flags>:]<base64 counters>, with decimal numbers that have no sign and no leading zeros.";
 	}
 	return "Unknown bloom filter status.";
 }
