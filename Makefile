@@ -52,7 +52,10 @@ OBJS = \
 	src/bloom_autoprefilter_types.o \
 	src/bloom_autoprefilter_joins.o \
 	src/bloom_autoprefilter_build.o \
-	src/bloom_hashed.o
+	src/bloom_hashed.o \
+	src/bloom_counting_io.o \
+	src/bloom_counting.o \
+	src/bloom_counting_agg.o
 DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql sql/bloomfilter--1.1--1.2.sql \
 	sql/bloomfilter--1.2--1.3.sql
 
