@@ -31,6 +31,7 @@ OBJS = \
 	src/core_autosize.o \
 	src/core_codec.o \
 	src/core_real.o \
+	src/core_counting.o \
 	src/bloom_pg.o \
 	src/bloom_cache.o \
 	src/bloom_io.o \
@@ -54,9 +55,13 @@ OBJS = \
 	src/bloom_autoprefilter_types.o \
 	src/bloom_autoprefilter_joins.o \
 	src/bloom_autoprefilter_build.o \
-	src/bloom_hashed.o
-# scalable_bloom (issue 27)
-OBJS += src/core_scalable.o src/bloom_scalable.o src/bloom_scalable_agg.o
+	src/bloom_hashed.o \
+	src/bloom_counting_io.o \
+	src/bloom_counting.o \
+	src/bloom_counting_agg.o \
+	src/core_scalable.o \
+	src/bloom_scalable.o \
+	src/bloom_scalable_agg.o
 DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql sql/bloomfilter--1.1--1.2.sql \
 	sql/bloomfilter--1.2--1.3.sql
 

@@ -275,7 +275,7 @@ COMMENT ON AGGREGATE bloom_agg_like(pg_catalog.anyelement, bloom) IS
 -- rests on; src/bloom_scalable.c is the SQL layer.
 
 -- Overloading bloom_add, bloom_contains, bloom_info and bloom_cardinality
--- on a second filter type would make a call whose filter is an untyped
+-- on other filter types (scalable_bloom here, counting_bloom below) would make a call whose filter is an untyped
 -- literal or NULL (bloom_contains('bloom:v1:...', x), bloom_add(NULL, 1))
 -- ambiguous, where it resolved to bloom before.  PostgreSQL resolves an
 -- unknown argument to the preferred type of the category its candidates
@@ -544,3 +544,333 @@ COMMENT ON AGGREGATE scalable_bloom_agg(bloom_hashed, pg_catalog.float8) IS
 	'scalable_bloom_agg(x, p) in the form Citus splits: scalable_bloom_agg(bloom_value(x), p)';
 
 -- ==== end of scalable_bloom ====
+
+--
+-- ==== counting_bloom: counting filters (issue 27, part 1) ====
+--
+-- A filter of 4-bit counters at the positions bloom probes, so that values
+-- can be removed (src/core_counting.h, src/bloom_counting*.c,
+-- doc/reference.md "Counting filters").  The element functions and
+-- operators are bloom's names overloaded on the new type.
+--
+
+-- (bloom is the preferred type of its category: see the scalable_bloom
+-- section above.)
+
+CREATE TYPE counting_bloom;
+
+CREATE FUNCTION counting_bloom_in(pg_catalog.cstring) RETURNS counting_bloom
+	AS 'MODULE_PATHNAME', 'counting_bloom_in'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION counting_bloom_out(counting_bloom) RETURNS pg_catalog.cstring
+	AS 'MODULE_PATHNAME', 'counting_bloom_out'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION counting_bloom_recv(pg_catalog.internal) RETURNS counting_bloom
+	AS 'MODULE_PATHNAME', 'counting_bloom_recv'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION counting_bloom_send(counting_bloom) RETURNS pg_catalog.bytea
+	AS 'MODULE_PATHNAME', 'counting_bloom_send'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- STORAGE = external and ALIGNMENT = double, as bloom's (sql/bloomfilter--1.0.sql).
+CREATE TYPE counting_bloom (
+	INPUT = counting_bloom_in,
+	OUTPUT = counting_bloom_out,
+	RECEIVE = counting_bloom_recv,
+	SEND = counting_bloom_send,
+	INTERNALLENGTH = VARIABLE,
+	ALIGNMENT = double,
+	STORAGE = external
+);
+COMMENT ON TYPE counting_bloom IS
+	'counting Bloom filter: 4-bit counters at bloom''s probe positions, so that values can be removed (4 times the bytes of a bloom filter of the same shape)';
+COMMENT ON TYPE counting_bloom[] IS 'array of counting_bloom filters';
+COMMENT ON FUNCTION counting_bloom_in(pg_catalog.cstring) IS
+	'text input of counting_bloom: counting_bloom:v1:h<hash scheme>:m<m>:k<k>:<base64 counters>, validated';
+COMMENT ON FUNCTION counting_bloom_out(counting_bloom) IS
+	'text output of counting_bloom: counting_bloom:v1:h<hash scheme>:m<m>:k<k>:<base64 counters>';
+COMMENT ON FUNCTION counting_bloom_recv(pg_catalog.internal) IS
+	'binary input of counting_bloom (COPY BINARY, binary protocol), validated';
+COMMENT ON FUNCTION counting_bloom_send(counting_bloom) IS
+	'binary output of counting_bloom: bloom''s header with m big-endian, then the counters (two a byte)';
+
+CREATE FUNCTION counting_bloom_empty(false_positive_rate pg_catalog.float8, capacity pg_catalog.int8)
+	RETURNS counting_bloom
+	AS 'MODULE_PATHNAME', 'counting_bloom_empty'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION counting_bloom_empty(pg_catalog.float8, pg_catalog.int8) IS
+	'empty counting filter sized for capacity values at the given false-positive rate: the shape of bloom_empty(false_positive_rate, capacity)';
+
+CREATE FUNCTION counting_bloom_empty_mk(m pg_catalog.int8, k pg_catalog.int4) RETURNS counting_bloom
+	AS 'MODULE_PATHNAME', 'counting_bloom_empty_mk'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION counting_bloom_empty_mk(pg_catalog.int8, pg_catalog.int4) IS
+	'empty counting filter of exactly m counters and k hash probes';
+
+-- Not STRICT, as bloom's: a NULL value (or array) returns the filter
+-- unchanged, so UPDATE t SET f = bloom_add(f, x) never wipes a stored filter.
+CREATE FUNCTION bloom_add(counting_bloom, pg_catalog.anyelement) RETURNS counting_bloom
+	AS 'MODULE_PATHNAME', 'counting_bloom_add'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_add(counting_bloom, pg_catalog.anyelement) IS
+	'a copy of the counting filter with the value added: its k counters incremented (a NULL value leaves it unchanged)';
+
+CREATE FUNCTION bloom_add_all(counting_bloom, pg_catalog.anyarray) RETURNS counting_bloom
+	AS 'MODULE_PATHNAME', 'counting_bloom_add_all'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_add_all(counting_bloom, pg_catalog.anyarray) IS
+	'copy with every element of the array added, as bloom_add of each in turn (NULL elements skipped; a NULL array: unchanged)';
+
+CREATE FUNCTION bloom_remove(counting_bloom, pg_catalog.anyelement) RETURNS counting_bloom
+	AS 'MODULE_PATHNAME', 'counting_bloom_remove'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_remove(counting_bloom, pg_catalog.anyelement) IS
+	'a copy of the counting filter with the value removed: its k counters decremented (saturated ones stay at 15); a value some counter proves absent, or NULL, leaves it unchanged. Remove only values that were added: removing a false positive decrements counters other values own and can turn them into false negatives';
+
+CREATE FUNCTION bloom_remove_all(counting_bloom, pg_catalog.anyarray) RETURNS counting_bloom
+	AS 'MODULE_PATHNAME', 'counting_bloom_remove_all'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_remove_all(counting_bloom, pg_catalog.anyarray) IS
+	'copy with every element of the array removed, as bloom_remove of each in turn (NULL elements skipped; a NULL array: unchanged). Remove only values that were added: removing a false positive can turn other values into false negatives';
+
+CREATE FUNCTION bloom_contains(counting_bloom, pg_catalog.anyelement) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'counting_bloom_contains'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contains(counting_bloom, pg_catalog.anyelement) IS
+	'false if the value is certainly not in the counting filter (some counter is 0); true if it probably is';
+
+CREATE FUNCTION bloom_contained_by(pg_catalog.anyelement, counting_bloom) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'counting_bloom_contained_by'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contained_by(pg_catalog.anyelement, counting_bloom) IS
+	'bloom_contains with the arguments swapped, for the <@ operator';
+
+CREATE OPERATOR @> (
+	LEFTARG = counting_bloom,
+	RIGHTARG = pg_catalog.anyelement,
+	FUNCTION = bloom_contains,
+	COMMUTATOR = <@
+);
+COMMENT ON OPERATOR @> (counting_bloom, pg_catalog.anyelement) IS 'counting filter probably contains value';
+
+CREATE OPERATOR <@ (
+	LEFTARG = pg_catalog.anyelement,
+	RIGHTARG = counting_bloom,
+	FUNCTION = bloom_contained_by,
+	COMMUTATOR = @>
+);
+COMMENT ON OPERATOR <@ (pg_catalog.anyelement, counting_bloom) IS 'value probably contained in counting filter';
+
+CREATE FUNCTION counting_bloom_union(counting_bloom, counting_bloom) RETURNS counting_bloom
+	AS 'MODULE_PATHNAME', 'counting_bloom_union'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION counting_bloom_union(counting_bloom, counting_bloom) IS
+	'union of two counting filters of one shape, for the | operator: counter-wise sums, saturating at 15';
+
+CREATE OPERATOR | (
+	LEFTARG = counting_bloom,
+	RIGHTARG = counting_bloom,
+	FUNCTION = counting_bloom_union,
+	COMMUTATOR = |
+);
+COMMENT ON OPERATOR | (counting_bloom, counting_bloom) IS
+	'union of two counting filters of one shape (counter-wise saturating sums)';
+
+CREATE FUNCTION counting_bloom_subtract(counting_bloom, counting_bloom) RETURNS counting_bloom
+	AS 'MODULE_PATHNAME', 'counting_bloom_subtract'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION counting_bloom_subtract(counting_bloom, counting_bloom) IS
+	'the left counting filter less the right one, for the - operator: counter-wise differences; a saturated counter stays 15; an ERROR where the right filter holds values the left does not';
+
+CREATE OPERATOR - (
+	LEFTARG = counting_bloom,
+	RIGHTARG = counting_bloom,
+	FUNCTION = counting_bloom_subtract
+);
+COMMENT ON OPERATOR - (counting_bloom, counting_bloom) IS
+	'the left counting filter with the values of the right one removed (counter-wise differences)';
+
+CREATE FUNCTION bloom(counting_bloom) RETURNS bloom
+	AS 'MODULE_PATHNAME', 'counting_bloom_to_bloom'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom(counting_bloom) IS
+	'the bloom filter of the values the counting filter holds: bit i set where counter i is not 0 (the cast to bloom)';
+
+CREATE CAST (counting_bloom AS bloom) WITH FUNCTION bloom(counting_bloom);
+COMMENT ON CAST (counting_bloom AS bloom) IS
+	'the bloom filter of the values the counting filter holds, bit for bit the one bloom_add of those values builds';
+
+CREATE FUNCTION bloom_info(counting_bloom,
+	OUT m pg_catalog.int8,
+	OUT k pg_catalog.int4,
+	OUT hash_scheme pg_catalog.int4,
+	OUT bytes pg_catalog.int4,
+	OUT counters_nonzero pg_catalog.int8,
+	OUT counters_saturated pg_catalog.int8,
+	OUT counter_sum pg_catalog.int8,
+	OUT "values" pg_catalog.float8,
+	OUT values_exact pg_catalog.bool,
+	OUT false_positive_rate pg_catalog.float8)
+	AS 'MODULE_PATHNAME', 'counting_bloom_info'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_info(counting_bloom) IS
+	'shape, size and counters of a counting filter; values held = counter_sum / k, exact (values_exact) while no counter is saturated; current false-positive rate of its bloom filter';
+
+CREATE FUNCTION bloom_cardinality(counting_bloom) RETURNS pg_catalog.float8
+	AS 'MODULE_PATHNAME', 'counting_bloom_cardinality'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_cardinality(counting_bloom) IS
+	'values the counting filter holds (added less removed, a value added twice counted twice): counter sum / k, exact while no counter is saturated, a lower bound after (bloom_info says which)';
+
+CREATE FUNCTION counting_bloom_eq(counting_bloom, counting_bloom) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'counting_bloom_eq'
+	LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+COMMENT ON FUNCTION counting_bloom_eq(counting_bloom, counting_bloom) IS 'same shape, flags and counters';
+
+CREATE FUNCTION counting_bloom_ne(counting_bloom, counting_bloom) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'counting_bloom_ne'
+	LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+COMMENT ON FUNCTION counting_bloom_ne(counting_bloom, counting_bloom) IS 'different shape, flags or counters';
+
+CREATE FUNCTION counting_bloom_hash(counting_bloom) RETURNS pg_catalog.int4
+	AS 'MODULE_PATHNAME', 'counting_bloom_hash'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION counting_bloom_hash(counting_bloom) IS
+	'hash of a whole counting filter, for the hash operator class';
+
+CREATE FUNCTION counting_bloom_hash_extended(counting_bloom, pg_catalog.int8) RETURNS pg_catalog.int8
+	AS 'MODULE_PATHNAME', 'counting_bloom_hash_extended'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION counting_bloom_hash_extended(counting_bloom, pg_catalog.int8) IS
+	'seeded 64-bit hash of a whole counting filter, for the hash operator class';
+
+CREATE OPERATOR = (
+	LEFTARG = counting_bloom,
+	RIGHTARG = counting_bloom,
+	FUNCTION = counting_bloom_eq,
+	COMMUTATOR = =,
+	NEGATOR = <>,
+	RESTRICT = pg_catalog.eqsel,
+	JOIN = pg_catalog.eqjoinsel,
+	HASHES
+);
+COMMENT ON OPERATOR = (counting_bloom, counting_bloom) IS 'same shape, flags and counters';
+
+CREATE OPERATOR <> (
+	LEFTARG = counting_bloom,
+	RIGHTARG = counting_bloom,
+	FUNCTION = counting_bloom_ne,
+	COMMUTATOR = <>,
+	NEGATOR = =,
+	RESTRICT = pg_catalog.neqsel,
+	JOIN = pg_catalog.neqjoinsel
+);
+COMMENT ON OPERATOR <> (counting_bloom, counting_bloom) IS 'different shape, flags or counters';
+
+CREATE OPERATOR CLASS counting_bloom_hash_ops
+	DEFAULT FOR TYPE counting_bloom USING hash AS
+	OPERATOR 1 = (counting_bloom, counting_bloom),
+	FUNCTION 1 counting_bloom_hash(counting_bloom),
+	FUNCTION 2 counting_bloom_hash_extended(counting_bloom, pg_catalog.int8);
+COMMENT ON OPERATOR FAMILY counting_bloom_hash_ops USING hash IS
+	'hashing of whole counting filters, consistent with =';
+COMMENT ON OPERATOR CLASS counting_bloom_hash_ops USING hash IS
+	'default hash operator class of counting_bloom, for DISTINCT, GROUP BY, UNION and hash joins on counting filters';
+
+-- Aggregates (src/bloom_counting_agg.c).  The polymorphic one keeps an
+-- internal state, as bloom_agg(value, p, n) does; the bloom_hashed one and
+-- the union have states of type counting_bloom, which Citus splits.  Not
+-- STRICT: the first row creates the state, and a NULL value adds nothing.
+
+CREATE FUNCTION counting_bloom_agg_transfn(pg_catalog.internal, pg_catalog.anyelement,
+										   pg_catalog.float8, pg_catalog.int8)
+	RETURNS pg_catalog.internal
+	AS 'MODULE_PATHNAME', 'counting_bloom_agg_transfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION counting_bloom_agg_transfn(pg_catalog.internal, pg_catalog.anyelement,
+											   pg_catalog.float8, pg_catalog.int8) IS
+	'transition function of counting_bloom_agg(value, false_positive_rate, capacity)';
+
+CREATE FUNCTION counting_bloom_agg_finalfn(pg_catalog.internal) RETURNS counting_bloom
+	AS 'MODULE_PATHNAME', 'counting_bloom_agg_finalfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION counting_bloom_agg_finalfn(pg_catalog.internal) IS
+	'final function of counting_bloom_agg(value, false_positive_rate, capacity): the filter; with no rows the empty filter of a constant request, else NULL';
+
+CREATE FUNCTION counting_bloom_agg_combinefn(pg_catalog.internal, pg_catalog.internal)
+	RETURNS pg_catalog.internal
+	AS 'MODULE_PATHNAME', 'counting_bloom_agg_combinefn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION counting_bloom_agg_combinefn(pg_catalog.internal, pg_catalog.internal) IS
+	'combine function of counting_bloom_agg(value, false_positive_rate, capacity): counter-wise saturating sums of partial filters';
+
+CREATE FUNCTION counting_bloom_agg_serialfn(pg_catalog.internal) RETURNS pg_catalog.bytea
+	AS 'MODULE_PATHNAME', 'counting_bloom_agg_serialfn'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION counting_bloom_agg_serialfn(pg_catalog.internal) IS
+	'serialize a partial counting filter to send it between parallel workers';
+
+CREATE FUNCTION counting_bloom_agg_deserialfn(pg_catalog.bytea, pg_catalog.internal)
+	RETURNS pg_catalog.internal
+	AS 'MODULE_PATHNAME', 'counting_bloom_agg_deserialfn'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION counting_bloom_agg_deserialfn(pg_catalog.bytea, pg_catalog.internal) IS
+	'deserialize (and validate) a partial counting filter received from a parallel worker';
+
+CREATE AGGREGATE counting_bloom_agg(pg_catalog.anyelement, pg_catalog.float8, pg_catalog.int8) (
+	SFUNC = counting_bloom_agg_transfn,
+	STYPE = pg_catalog.internal,
+	FINALFUNC = counting_bloom_agg_finalfn,
+	COMBINEFUNC = counting_bloom_agg_combinefn,
+	SERIALFUNC = counting_bloom_agg_serialfn,
+	DESERIALFUNC = counting_bloom_agg_deserialfn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE counting_bloom_agg(pg_catalog.anyelement, pg_catalog.float8, pg_catalog.int8) IS
+	'counting filter of the non-NULL values (a value in n rows counted n times), sized by (false_positive_rate, capacity)';
+
+CREATE FUNCTION counting_bloom_agg_hashed_transfn(counting_bloom, bloom_hashed,
+												  pg_catalog.float8, pg_catalog.int8)
+	RETURNS counting_bloom
+	AS 'MODULE_PATHNAME', 'counting_bloom_agg_hashed_transfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION counting_bloom_agg_hashed_transfn(counting_bloom, bloom_hashed,
+													  pg_catalog.float8, pg_catalog.int8) IS
+	'transition function of counting_bloom_agg(bloom_hashed, false_positive_rate, capacity)';
+
+CREATE FUNCTION counting_bloom_union_agg_fold(counting_bloom, counting_bloom) RETURNS counting_bloom
+	AS 'MODULE_PATHNAME', 'counting_bloom_union_agg_fold'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION counting_bloom_union_agg_fold(counting_bloom, counting_bloom) IS
+	'transition and combine function of counting_bloom_union_agg, combine function of counting_bloom_agg(bloom_hashed, false_positive_rate, capacity): counter-wise saturating sums';
+
+CREATE FUNCTION counting_bloom_agg_filter_finalfn(counting_bloom) RETURNS counting_bloom
+	AS 'MODULE_PATHNAME', 'counting_bloom_agg_filter_finalfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION counting_bloom_agg_filter_finalfn(counting_bloom) IS
+	'final function of the counting aggregates whose state is a filter: a copy of it; with no rows NULL, or for counting_bloom_agg(bloom_hashed, p, n) with constant p and n the empty filter of that request';
+
+CREATE AGGREGATE counting_bloom_agg(bloom_hashed, pg_catalog.float8, pg_catalog.int8) (
+	SFUNC = counting_bloom_agg_hashed_transfn,
+	STYPE = counting_bloom,
+	FINALFUNC = counting_bloom_agg_filter_finalfn,
+	COMBINEFUNC = counting_bloom_union_agg_fold,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE counting_bloom_agg(bloom_hashed, pg_catalog.float8, pg_catalog.int8) IS
+	'counting filter of the non-NULL hashed values, sized by (false_positive_rate, capacity): counting_bloom_agg(x, p, n) in the form Citus splits';
+
+CREATE AGGREGATE counting_bloom_union_agg(counting_bloom) (
+	SFUNC = counting_bloom_union_agg_fold,
+	STYPE = counting_bloom,
+	FINALFUNC = counting_bloom_agg_filter_finalfn,
+	COMBINEFUNC = counting_bloom_union_agg_fold,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE counting_bloom_union_agg(counting_bloom) IS
+	'union of the non-NULL counting filters (all of one shape): counter-wise saturating sums';
+
+-- ==== end of counting_bloom ====

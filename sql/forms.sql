@@ -279,7 +279,8 @@ FROM pg_proc AS p JOIN pg_depend AS d ON d.classid = 'pg_proc'::regclass AND d.o
 	AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'bloomfilter')
 WHERE NOT 'internal'::regtype = ANY (p.proargtypes)
 	AND ('bloom'::regtype = ANY (p.proargtypes) OR 'bloom[]'::regtype = ANY (p.proargtypes)
-		OR (p.prokind = 'a' AND 'anyelement'::regtype = ANY (p.proargtypes)))
+		OR (p.prokind = 'a' AND 'anyelement'::regtype = ANY (p.proargtypes)
+			AND p.prorettype = 'bloom'::regtype))
 EXCEPT
 SELECT f::regprocedure FROM unnest(ARRAY[
 	'bloom_out(bloom)', 'bloom_send(bloom)', 'bloom_contains(bloom, anyelement)',

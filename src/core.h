@@ -53,7 +53,12 @@ typedef enum bf_status
 	BF_STAGES,					/* stage count, options or reserved bytes */
 	BF_STAGE_COUNT,				/* a stage's count above its capacity, or not full */
 	BF_STAGE_SHAPE,				/* a stage's shape is not the one its parameters give */
-	BF_SCALABLE_SYNTAX			/* scalable text form not of the expected shape */
+	BF_SCALABLE_SYNTAX,			/* scalable text form not of the expected shape */
+	/* counting filters (core_counting.h) */
+	BF_COUNTING_TOO_LARGE,		/* m > BF_COUNTING_M_MAX */
+	BF_COUNTING_LENGTH,			/* counter array length does not match m */
+	BF_COUNTING_PADDING,		/* a counter at a position >= m is not zero */
+	BF_COUNTING_SYNTAX			/* counting text form not of the expected shape */
 } bf_status;
 
 extern const char *bf_status_message(bf_status status);
@@ -270,6 +275,15 @@ extern void bf_text_encode(const BloomHeader *header, const uint8_t *bits, char 
 extern bf_status bf_text_decode_header(const char *text, size_t len,
 									   BloomHeader *header, size_t *payload_offset);
 /*
+ * The same three for the text form of another type with this header
+ * (core_counting.h): prefix is its "<type>:" in place of "bloom:".
+ */
+extern uint64_t bf_text_header_length_for(const char *prefix, const BloomHeader *header);
+extern char *bf_text_encode_header_for(const char *prefix, const BloomHeader *header,
+									   char *out);
+extern bf_status bf_text_decode_header_for(const char *prefix, const char *text, size_t len,
+										   BloomHeader *header, size_t *payload_offset);
+/*
  * Decode the base64 part into bits (bloom_payload_bytes(header->m) bytes,
  * supplied by the caller) and check length and padding bits.
  */
@@ -288,6 +302,8 @@ extern void bf_binary_encode_header(const BloomHeader *header, uint8_t *out);
  */
 extern bf_status bf_binary_decode(const uint8_t *data, size_t len,
 								  BloomHeader *header, const uint8_t **bits);
+/* Decode and check the binary header alone (BF_LENGTH when len is shorter). */
+extern bf_status bf_binary_decode_header(const uint8_t *data, size_t len, BloomHeader *header);
 
 /* base64, exposed for the unit tests and the fuzzers */
 extern uint64_t bf_base64_length(uint64_t nbytes);

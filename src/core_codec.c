@@ -235,7 +235,6 @@ bf_base64_decode(const char *src, size_t len, uint8_t *dst, size_t nbytes)
 /* ---- text form ---- */
 
 #define TEXT_PREFIX "bloom:"
-#define TEXT_PREFIX_LENGTH (sizeof(TEXT_PREFIX) - 1)
 
 static unsigned
 decimal_digits(uint64_t value)
@@ -266,17 +265,24 @@ write_decimal(char *out, uint64_t value)
 
 /*
  * "bloom:" "v" V ":h" H ":m" M ":k" K ":": 14 characters besides the four
- * numbers; "f" F ":" when flags are set.  The base64 follows.
+ * numbers; "f" F ":" when flags are set.  The base64 follows.  Another type
+ * with this header (a counting filter) spells it with its own prefix.
  */
 uint64_t
-bf_text_header_length(const BloomHeader *header)
+bf_text_header_length_for(const char *prefix, const BloomHeader *header)
 {
-	return TEXT_PREFIX_LENGTH + 8 +
+	return strlen(prefix) + 8 +
 		decimal_digits(header->format_version) +
 		decimal_digits(header->hash_scheme) +
 		decimal_digits(header->m) +
 		decimal_digits(header->k) +
 		(header->flags != 0 ? 2 + decimal_digits(header->flags) : 0);
+}
+
+uint64_t
+bf_text_header_length(const BloomHeader *header)
+{
+	return bf_text_header_length_for(TEXT_PREFIX, header);
 }
 
 uint64_t
@@ -288,8 +294,16 @@ bf_text_length(const BloomHeader *header)
 char *
 bf_text_encode_header(const BloomHeader *header, char *out)
 {
-	memcpy(out, TEXT_PREFIX, TEXT_PREFIX_LENGTH);
-	out += TEXT_PREFIX_LENGTH;
+	return bf_text_encode_header_for(TEXT_PREFIX, header, out);
+}
+
+char *
+bf_text_encode_header_for(const char *prefix, const BloomHeader *header, char *out)
+{
+	size_t		prefix_length = strlen(prefix);
+
+	memcpy(out, prefix, prefix_length);
+	out += prefix_length;
 	*out++ = 'v';
 	out = write_decimal(out, header->format_version);
 	*out++ = ':';
@@ -362,14 +376,22 @@ bf_status
 bf_text_decode_header(const char *text, size_t len, BloomHeader *header,
 					  size_t *payload_offset)
 {
-	size_t		pos = TEXT_PREFIX_LENGTH;
+	return bf_text_decode_header_for(TEXT_PREFIX, text, len, header, payload_offset);
+}
+
+bf_status
+bf_text_decode_header_for(const char *prefix, const char *text, size_t len,
+						  BloomHeader *header, size_t *payload_offset)
+{
+	size_t		prefix_length = strlen(prefix);
+	size_t		pos = prefix_length;
 	uint64_t	version,
 				scheme,
 				m,
 				k,
 				flags = 0;
 
-	if (len < TEXT_PREFIX_LENGTH || memcmp(text, TEXT_PREFIX, TEXT_PREFIX_LENGTH) != 0)
+	if (len < prefix_length || memcmp(text, prefix, prefix_length) != 0)
 		return BF_SYNTAX;
 
 	/*
@@ -447,16 +469,12 @@ bf_binary_encode_header(const BloomHeader *header, uint8_t *out)
 }
 
 bf_status
-bf_binary_decode(const uint8_t *data, size_t len, BloomHeader *header,
-				 const uint8_t **bits)
+bf_binary_decode_header(const uint8_t *data, size_t len, BloomHeader *header)
 {
-	bf_status	status;
 	uint64_t	m = 0;
 
-	*bits = NULL;
 	if (len < BF_BINARY_HEADER_BYTES)
 		return BF_LENGTH;
-
 	header->format_version = data[0];
 	header->hash_scheme = data[1];
 	header->k = data[2];
@@ -464,8 +482,17 @@ bf_binary_decode(const uint8_t *data, size_t len, BloomHeader *header,
 	for (int i = 0; i < 8; i++)
 		m = m << 8 | data[4 + i];
 	header->m = m;
+	return bf_check_header(header);
+}
 
-	status = bf_check_header(header);
+bf_status
+bf_binary_decode(const uint8_t *data, size_t len, BloomHeader *header,
+				 const uint8_t **bits)
+{
+	bf_status	status;
+
+	*bits = NULL;
+	status = bf_binary_decode_header(data, len, header);
 	if (status != BF_OK)
 		return status;
 	status = bf_check_bits(header, data + BF_BINARY_HEADER_BYTES,

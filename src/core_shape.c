@@ -141,6 +141,14 @@ bf_status_message(bf_status status)
 			return "A stage's m, k or hash scheme is not the one the filter's parameters give.";
 		case BF_SCALABLE_SYNTAX:
 			return "The text form must be scalable_bloom:v1:p<rate>:n<capacity>:s<growth>:r<tightening>:[f<flags>:][o<options>:] then stages c<count>:h<scheme>:m<bits>:k<probes>:<base64 bits> separated by ';', with rates in their shortest decimal form and integers with no sign and no leading zeros.";
+		case BF_COUNTING_TOO_LARGE:
+			return "The number of counters m is larger than the largest counting filter PostgreSQL can store (a value of at most 1 GB, two 4-bit counters a byte).";
+		case BF_COUNTING_LENGTH:
+			return "The length of the counter array does not match m: it must be m 4-bit counters rounded up to a whole number of 64-bit words.";
+		case BF_COUNTING_PADDING:
+			return "A counter at a position at or beyond m is not zero; the padding counters after position m - 1 must be zero.";
+		case BF_COUNTING_SYNTAX:
+			return "The text form must be counting_bloom:v<format>:h<scheme>:m<counters>:k<probes>:[f<flags>:]<base64 counters>, with decimal numbers that have no sign and no leading zeros.";
 	}
 	return "Unknown bloom filter status.";
 }

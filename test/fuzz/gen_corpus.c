@@ -3,6 +3,7 @@
  *
  *     gen_corpus OUTDIR      writes OUTDIR/fuzz_text/, fuzz_binary/, fuzz_setops/,
  *                            fuzz_scalable/
+ *                            fuzz_counting/
  *
  * Run by "make fuzz-corpus", which regenerates test/fuzz/corpus/.  The
  * output is deterministic: filters of the shapes m = 1, 18, 63, 64, 65, 1000
@@ -19,6 +20,7 @@
 
 #include "core.h"
 #include "core_scalable.h"
+#include "core_counting.h"
 
 static const char *outdir;
 
@@ -468,13 +470,77 @@ scalable_corpus(void)
 		free(body);
 		free(text);
 	}
+/* ---- counting filters: text and binary forms in one directory ---- */
+
+static void
+write_counting(const char *name, uint64_t m, uint8_t k, uint8_t scheme, uint8_t flags,
+			   int64_t first, int count, int repeat)
+{
+	BloomHeader header = {BLOOM_FORMAT_VERSION, scheme, k, flags, m};
+	uint8_t		counters[1024];
+	uint8_t		form[2048];
+	char		text[2048];
+	char		file[96];
+	size_t		nbytes = (size_t) bf_counting_payload_bytes(m);
+
+	if (nbytes > sizeof(counters) || bf_counting_text_length(&header) + 1 > sizeof(text))
+		abort();
+	memset(counters, 0, sizeof(counters));
+	for (int r = 0; r < repeat; r++)
+		for (int i = 0; i < count; i++)
+			bf_counting_add(counters, m, k, scheme, hash_int64(first + i));
+	bf_binary_encode_header(&header, form);
+	memcpy(form + BF_BINARY_HEADER_BYTES, counters, nbytes);
+	snprintf(file, sizeof(file), "binary-%s", name);
+	write_file("fuzz_counting", file, form, BF_BINARY_HEADER_BYTES + nbytes);
+	bf_counting_text_encode(&header, counters, text);
+	snprintf(file, sizeof(file), "text-%s", name);
+	write_file("fuzz_counting", file, text, strlen(text));
+}
+
+static void
+counting_corpus(void)
+{
+	BloomHeader header = {BLOOM_FORMAT_VERSION, BLOOM_HASH_XXH3_EDH, 3, 0, 18};
+	uint8_t		form[64];
+	char		text[128];
+
+	write_counting("m1-k1-empty", 1, 1, BLOOM_HASH_XXH3_EDH, 0, 0, 0, 1);
+	write_counting("m18-k3-3values", 18, 3, BLOOM_HASH_XXH3_EDH, 0, 1, 3, 1);
+	write_counting("m17-k7-saturated", 17, 7, BLOOM_HASH_XXH3_EDH, 0, 1, 4, 6);
+	write_counting("m65-k64-2values", 65, 64, BLOOM_HASH_XXH3_EDH, 1, 1, 2, 1);
+	write_counting("m1000-k7-60values", 1000, 7, BLOOM_HASH_XXH3_EDH, 0, 1, 60, 2);
+	write_counting("blocked-m512-k6-20values", 512, 6, BLOOM_HASH_XXH3_BLOCKED, 0, 1, 20, 1);
+	write_counting("blocked-m1024-k16-30values", 1024, 16, BLOOM_HASH_XXH3_BLOCKED, 0, 1, 30, 3);
+
+	/* near-valid: each breaks one rule */
+	bf_binary_encode_header(&header, form);
+	memset(form + BF_BINARY_HEADER_BYTES, 0, 16);
+	form[BF_BINARY_HEADER_BYTES + 9] = 0x01;	/* counter 18 >= m */
+	write_file("fuzz_counting", "binary-bad-padding", form, BF_BINARY_HEADER_BYTES + 16);
+	form[BF_BINARY_HEADER_BYTES + 9] = 0;
+	write_file("fuzz_counting", "binary-bad-bloom-length", form, BF_BINARY_HEADER_BYTES + 8);
+	header.m = BF_COUNTING_M_MAX + 1;
+	bf_binary_encode_header(&header, form);
+	write_file("fuzz_counting", "binary-bad-m-too-large", form, BF_BINARY_HEADER_BYTES + 16);
+
+#define LITERAL(name, s) write_file("fuzz_counting", name, s, sizeof(s) - 1)
+	LITERAL("text-bad-padding", "counting_bloom:v1:h1:m18:k3:AAAAAAAAAAAAAQAAAAAAAA==");
+	LITERAL("text-bad-bloom-prefix", "bloom:v1:h1:m18:k3:AAAAAAAAAAAAAAAAAAAAAA==");
+	LITERAL("text-bad-bloom-length", "counting_bloom:v1:h1:m18:k3:AAAAAAAAAAA=");
+	LITERAL("text-bad-base64", "counting_bloom:v1:h1:m18:k3:AAAAAAAAAAAAAAAAAAAAAB==");
+#undef LITERAL
+	snprintf(text, sizeof(text), "counting_bloom:v1:h1:m%llu:k3:AAAAAAAAAAA=",
+			 (unsigned long long) BF_COUNTING_M_MAX + 1);
+	write_file("fuzz_counting", "text-bad-m-too-large", text, strlen(text));
 }
 
 int
 main(int argc, char **argv)
 {
 	char		path[4096];
-	const char *fuzzers[] = {"fuzz_text", "fuzz_binary", "fuzz_setops", "fuzz_scalable"};
+	const char *fuzzers[] = {"fuzz_text", "fuzz_binary", "fuzz_setops", "fuzz_scalable",
+		"fuzz_counting"};
 
 	if (argc != 2)
 	{
@@ -492,5 +558,6 @@ main(int argc, char **argv)
 	binary_corpus();
 	setops_corpus();
 	scalable_corpus();
+	counting_corpus();
 	return 0;
 }

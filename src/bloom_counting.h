@@ -1,0 +1,81 @@
+/*
+ * bloom_counting.h: what the SQL-callable files of the type counting_bloom
+ * share (bloom_counting_io.c, bloom_counting.c, bloom_counting_agg.c).
+ *
+ * A counting filter is read as a BloomView (bloom_pg.h) whose bits are its
+ * counters (core_counting.h): the header is bloom's, and the counters are
+ * checked by the counting validator, the one for every input path.
+ */
+#ifndef BLOOM_COUNTING_H
+#define BLOOM_COUNTING_H
+
+#include "bloom_pg.h"
+#include "core_counting.h"
+
+/*
+ * View of a counting filter datum in any varlena form (short, compressed,
+ * external); a value that is not inline and uncompressed is expanded in
+ * CurrentMemoryContext.  ERROR XX001 for a damaged value.
+ */
+extern void counting_view_datum(Datum datum, BloomView *view);
+
+/* The slow path of counting_getarg (bloom_counting_io.c). */
+extern void counting_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view);
+
+/*
+ * The counting filter in argument argno (not NULL): an inline value read in
+ * place; a stored out-of-line one detoasted and checked once per call site
+ * and kept in its cache (bloom_pg.h, BloomCallCache), keyed by its toast
+ * pointer, so that a per-row membership test against a stored filter does
+ * not fetch it again on every row.  A call site's filter arguments are all
+ * bloom or all counting_bloom, so the cache's entries are never mixed.
+ */
+static inline void
+counting_getarg(FunctionCallInfo fcinfo, int argno, BloomView *view)
+{
+	if (!bloom_getarg_cached(fcinfo, argno, view))
+		counting_getarg_fetch(fcinfo, argno, view);
+}
+
+/* The same checks on a filter's bytes in memory (header and counters). */
+extern void counting_view_bytes(const uint8 *body, size_t length, BloomView *view);
+
+/* View of a filter this code built. */
+extern void counting_view_filter(const CountingBloomFilter *filter, BloomView *view);
+
+/*
+ * A new filter with the header's shape and flags, in CurrentMemoryContext:
+ * counters zero, or copied from counters when it is not NULL.
+ */
+extern CountingBloomFilter *counting_alloc(const BloomHeader *header, const uint8 *counters);
+
+/* The same, a copy of the view. */
+static inline CountingBloomFilter *
+counting_copy(const BloomView *view)
+{
+	return counting_alloc(&view->header, view->bits);
+}
+
+/*
+ * The shape of a new filter for (p, n): bloom_empty's (bf_default_shape),
+ * with this database's flags.  ERROR 22023 for p or n out of range, 54000
+ * when the counters would not fit in a value; operation names the caller.
+ */
+extern void counting_shape(const char *operation, double p, int64 n, BloomHeader *shape);
+
+/* ERROR 54000 for a filter of m counters, too many; operation names the caller. */
+pg_noreturn extern void counting_raise_too_large(const char *operation, uint64 m, bool sized);
+
+/* ERROR 22023 unless a and b have the same m, k and hash scheme. */
+extern void counting_require_same_shape(const char *operation, const BloomView *a,
+										const BloomView *b);
+
+/*
+ * The counters of input folded into result (union, saturating sums), in
+ * place, after the shape and flag checks: the one union of the operator,
+ * the union aggregate and the aggregates' combine function.
+ */
+extern void counting_union_into(const char *operation, CountingBloomFilter *result,
+								const BloomView *input);
+
+#endif							/* BLOOM_COUNTING_H */

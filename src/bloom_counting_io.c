@@ -1,0 +1,234 @@
+/*
+ * bloom_counting_io.c: reading counting filter values, and the type's input
+ * and output functions, text and binary.
+ *
+ * Both serialized forms are defined and validated in core_counting.c; text
+ * and binary input accept exactly the same filters, every value read from a
+ * table goes through the same checks, and nothing is allocated until the
+ * input's size has been checked against what its header claims.
+ */
+#include "postgres.h"
+
+#include "bloom_counting.h"
+
+#include "access/detoast.h"
+#include "libpq/pqformat.h"
+#include "utils/memutils.h"
+
+static bf_status
+counting_view_bytes_status(const uint8_t *body, size_t length, BloomView *view)
+{
+	bf_status	status;
+
+	if (length < BLOOM_HEADER_BYTES)
+		return BF_COUNTING_LENGTH;
+	bloom_header_read(body, &view->header);
+	view->bits = body + BLOOM_HEADER_BYTES;
+	view->nbytes = length - BLOOM_HEADER_BYTES;
+	status = bf_counting_check_header(&view->header);
+	if (status == BF_OK)
+		status = bf_counting_check_counters(&view->header, view->bits, view->nbytes);
+	return status;
+}
+
+static void
+counting_raise_invalid_value(bf_status status)
+{
+	if (status != BF_OK)
+		ereport(ERROR,
+				errcode(ERRCODE_DATA_CORRUPTED),
+				errmsg("invalid counting_bloom value"),
+				errdetail("%s", bf_status_message(status)));
+}
+
+void
+counting_view_bytes(const uint8 *body, size_t length, BloomView *view)
+{
+	counting_raise_invalid_value(counting_view_bytes_status(body, length, view));
+}
+
+void
+counting_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view)
+{
+	struct varlena *value = (struct varlena *) PG_GETARG_POINTER(argno);
+	BloomCallCache *cache;
+	BloomArgCache *entry;
+	MemoryContext old_context;
+	struct varlena *copy;
+	BloomView	checked;
+	bf_status	status;
+
+	if (!VARATT_IS_EXTERNAL_ONDISK(value) || argno >= lengthof(cache->args))
+	{
+		counting_view_datum(PointerGetDatum(value), view);
+		return;
+	}
+	cache = bloom_call_cache(fcinfo);
+	entry = &cache->args[argno];
+	old_context = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+	copy = detoast_attr(value);
+	MemoryContextSwitchTo(old_context);
+	status = counting_view_bytes_status((const uint8 *) VARDATA_ANY(copy),
+										VARSIZE_ANY_EXHDR(copy), &checked);
+	if (status != BF_OK)
+	{
+		pfree(copy);
+		counting_raise_invalid_value(status);
+	}
+	if (entry->allocation != NULL)
+		pfree(entry->allocation);
+	entry->valid = true;
+	entry->sliced = false;
+	memcpy(entry->toast_pointer, VARDATA_EXTERNAL(value), sizeof(entry->toast_pointer));
+	entry->value = copy;
+	entry->allocation = copy;
+	entry->view = checked;
+	*view = checked;
+}
+
+void
+counting_view_datum(Datum datum, BloomView *view)
+{
+	struct varlena *value;
+
+	value = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(datum));
+	counting_view_bytes((const uint8 *) VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value), view);
+}
+
+void
+counting_view_filter(const CountingBloomFilter *filter, BloomView *view)
+{
+	view->header.format_version = filter->format_version;
+	view->header.hash_scheme = filter->hash_scheme;
+	view->header.k = filter->k;
+	view->header.flags = filter->flags;
+	view->header.m = filter->m;
+	view->bits = filter->counters;
+	view->nbytes = bf_counting_payload_bytes(filter->m);
+}
+
+CountingBloomFilter *
+counting_alloc(const BloomHeader *header, const uint8 *counters)
+{
+	uint64		nbytes = bf_counting_payload_bytes(header->m);
+	CountingBloomFilter *filter;
+
+	/* every caller's shape is checked: by counting_shape, or as a filter's header */
+	Assert(bf_counting_check_header(header) == BF_OK);
+	filter = (CountingBloomFilter *) bloom_palloc_large(BLOOM_BITS_OFFSET + nbytes);
+	SET_VARSIZE(filter, BLOOM_BITS_OFFSET + nbytes);
+	filter->format_version = BLOOM_FORMAT_VERSION;
+	filter->hash_scheme = header->hash_scheme;
+	filter->k = header->k;
+	filter->flags = header->flags;
+	filter->m = header->m;
+	bloom_fill_bits(filter->counters, counters, nbytes);
+	return filter;
+}
+
+/*
+ * Decode the text form; on success *result is a new filter.  The text must
+ * have exactly the length its header implies before the counters are
+ * allocated, so a short string cannot make us allocate a large filter.
+ */
+static bf_status
+counting_decode_text(const char *text, size_t len, CountingBloomFilter **result)
+{
+	BloomHeader header;
+	size_t		payload_offset;
+	CountingBloomFilter *filter;
+	bf_status	status;
+
+	status = bf_counting_text_decode_header(text, len, &header, &payload_offset);
+	if (status != BF_OK)
+		return status;
+	if (bf_counting_text_length(&header) != len)
+		return BF_COUNTING_LENGTH;
+	filter = counting_alloc(&header, NULL);
+	status = bf_counting_text_decode_counters(text + payload_offset, len - payload_offset,
+											  &header, filter->counters);
+	if (status != BF_OK)
+	{
+		pfree(filter);
+		return status;
+	}
+	*result = filter;
+	return BF_OK;
+}
+
+PG_FUNCTION_INFO_V1(counting_bloom_in);
+Datum
+counting_bloom_in(PG_FUNCTION_ARGS)
+{
+	const char *text = PG_GETARG_CSTRING(0);
+	CountingBloomFilter *filter = NULL;
+	bf_status	status = counting_decode_text(text, strlen(text), &filter);
+
+	if (status != BF_OK)
+		ereturn(fcinfo->context, (Datum) 0,
+				errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				errmsg("invalid input syntax for type counting_bloom"),
+				errdetail("%s", bf_status_message(status)));
+	PG_RETURN_POINTER(filter);
+}
+
+PG_FUNCTION_INFO_V1(counting_bloom_out);
+Datum
+counting_bloom_out(PG_FUNCTION_ARGS)
+{
+	BloomView	view;
+	uint64		length;
+	char	   *text;
+
+	counting_getarg(fcinfo, 0, &view);
+	length = bf_counting_text_length(&view.header);
+	if (length >= MaxAllocSize)
+		ereport(ERROR,
+				errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				errmsg("counting_bloom filter is too large for text output"),
+				errdetail("The text form of a filter of m = " UINT64_FORMAT " counters would take " UINT64_FORMAT " bytes; the limit is %zu.",
+						  view.header.m, length, (Size) MaxAllocSize - 1),
+				errhint("Use binary COPY or counting_bloom_send() to move larger filters."));
+	text = bloom_palloc_large(length + 1);
+	bf_counting_text_encode(&view.header, view.bits, text);
+	PG_RETURN_CSTRING(text);
+}
+
+PG_FUNCTION_INFO_V1(counting_bloom_recv);
+Datum
+counting_bloom_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	const uint8_t *data = (const uint8_t *) buf->data + buf->cursor;
+	size_t		len = buf->len - buf->cursor;
+	BloomView	view;
+	bf_status	status;
+
+	/* the filter is no larger than what was received, which must fit */
+	if (len > BLOOM_MAX_VARLENA_BYTES - VARHDRSZ)
+		status = BF_COUNTING_TOO_LARGE;
+	else
+		status = bf_counting_binary_decode(data, len, &view.header, &view.bits);
+	if (status != BF_OK)
+		bloom_raise_invalid_binary("counting_bloom", bf_status_message(status));
+	view.nbytes = bf_counting_payload_bytes(view.header.m);
+	buf->cursor = buf->len;
+	PG_RETURN_POINTER(counting_copy(&view));
+}
+
+PG_FUNCTION_INFO_V1(counting_bloom_send);
+Datum
+counting_bloom_send(PG_FUNCTION_ARGS)
+{
+	BloomView	view;
+	uint8		header[BF_BINARY_HEADER_BYTES];
+	StringInfoData buf;
+
+	counting_getarg(fcinfo, 0, &view);
+	bf_binary_encode_header(&view.header, header);
+	pq_begintypsend(&buf);
+	enlargeStringInfo(&buf, sizeof(header) + view.nbytes);
+	pq_sendbytes(&buf, (const char *) header, sizeof(header));
+	pq_sendbytes(&buf, (const char *) view.bits, (int) view.nbytes);
+	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}

@@ -1,0 +1,299 @@
+/*
+ * core_counting.c: counting bloom filters (core_counting.h explains the
+ * structure, its one hazard and the stored form): checks, element
+ * operations on the probe positions bloom uses, whole-array kernels and
+ * the text and binary forms.
+ *
+ * Every decoder takes an explicit length and never reads outside it: these
+ * functions see untrusted input and are fuzzed (test/fuzz/fuzz_counting.c).
+ */
+#include "core_counting.h"
+
+/* Counter bytes between calls of the interrupt hook. */
+#define COUNTING_STRIDE BF_INTERRUPT_STRIDE
+
+/* ---- checks ---- */
+
+bf_status
+bf_counting_check_header(const BloomHeader *header)
+{
+	bf_status	status = bf_check_header(header);
+
+	/* bloom's limit is in bits; a counting filter's is 4 times smaller */
+	if (status == BF_TOO_LARGE || (status == BF_OK && header->m > BF_COUNTING_M_MAX))
+		return BF_COUNTING_TOO_LARGE;
+	return status;
+}
+
+bf_status
+bf_counting_check_counters(const BloomHeader *header, const uint8_t *counters, size_t nbytes)
+{
+	uint64_t	m = header->m;
+
+	/* m again, for a header not checked yet: the size must not overflow */
+	if (m < 1)
+		return BF_M_RANGE;
+	if (m > BF_COUNTING_M_MAX)
+		return BF_COUNTING_TOO_LARGE;
+	if (nbytes != bf_counting_payload_bytes(m))
+		return BF_COUNTING_LENGTH;
+
+	/* the high nibble of the byte holding counter m - 1, then whole bytes */
+	if (m % 2 != 0 && (counters[m / 2] & 0xf0) != 0)
+		return BF_COUNTING_PADDING;
+	for (uint64_t i = (m + 1) / 2; i < nbytes; i++)
+		if (counters[i] != 0)
+			return BF_COUNTING_PADDING;
+	return BF_OK;
+}
+
+/* ---- element operations ---- */
+
+/*
+ * The probe positions are bf_probe_positions', the reference every bloom
+ * path is tested against: a counting filter probes exactly where bloom does.
+ */
+
+void
+bf_counting_add(uint8_t *counters, uint64_t m, uint32_t k, uint8_t scheme, bf_hash hash)
+{
+	uint64_t	positions[BLOOM_K_MAX];
+
+	bf_probe_positions(hash, m, k, scheme, positions);
+	for (uint32_t i = 0; i < k; i++)
+	{
+		uint64_t	p = positions[i];
+		unsigned	shift = (unsigned) (p & 1) * BF_COUNTER_BITS;
+
+		if (((counters[p >> 1] >> shift) & BF_COUNTER_MAX) != BF_COUNTER_MAX)
+			counters[p >> 1] += (uint8_t) (1u << shift);
+	}
+}
+
+bool
+bf_counting_contains(const uint8_t *counters, uint64_t m, uint32_t k, uint8_t scheme,
+					 bf_hash hash)
+{
+	uint64_t	positions[BLOOM_K_MAX];
+	bool		all_nonzero = true;
+
+	bf_probe_positions(hash, m, k, scheme, positions);
+	for (uint32_t i = 0; i < k; i++)
+		all_nonzero &= bf_counter_get(counters, positions[i]) != 0;
+	return all_nonzero;
+}
+
+/*
+ * Decrement probe by probe; a probe that finds its counter at 0 (at 0 from
+ * the start, or brought there by an earlier probe of this value at the same
+ * position) proves the value absent, and the decrements made so far are
+ * undone, so the filter is unchanged.
+ */
+bool
+bf_counting_remove(uint8_t *counters, uint64_t m, uint32_t k, uint8_t scheme, bf_hash hash)
+{
+	uint64_t	positions[BLOOM_K_MAX];
+	bool		decremented[BLOOM_K_MAX];
+
+	bf_probe_positions(hash, m, k, scheme, positions);
+	for (uint32_t i = 0; i < k; i++)
+	{
+		uint64_t	p = positions[i];
+		unsigned	shift = (unsigned) (p & 1) * BF_COUNTER_BITS;
+		unsigned	counter = (counters[p >> 1] >> shift) & BF_COUNTER_MAX;
+
+		decremented[i] = false;
+		if (counter == BF_COUNTER_MAX)
+			continue;
+		if (counter == 0)
+		{
+			while (i-- > 0)
+				if (decremented[i])
+					counters[positions[i] >> 1] +=
+						(uint8_t) (1u << ((positions[i] & 1) * BF_COUNTER_BITS));
+			return false;
+		}
+		counters[p >> 1] -= (uint8_t) (1u << shift);
+		decremented[i] = true;
+	}
+	return true;
+}
+
+/* ---- whole arrays ---- */
+
+void
+bf_counting_union(uint8_t *dst, const uint8_t *a, const uint8_t *b, size_t nbytes)
+{
+	for (size_t i = 0; i < nbytes; i++)
+	{
+		unsigned	low = (unsigned) (a[i] & 15) + (b[i] & 15);
+		unsigned	high = (unsigned) (a[i] >> 4) + (b[i] >> 4);
+
+		if (i % COUNTING_STRIDE == 0 && i > 0)
+			bf_check_interrupts();
+		dst[i] = (uint8_t) ((high > 15 ? 15 : high) << 4 | (low > 15 ? 15 : low));
+	}
+}
+
+bool
+bf_counting_subtract(uint8_t *dst, const uint8_t *a, const uint8_t *b, size_t nbytes,
+					 uint64_t *position)
+{
+	for (size_t i = 0; i < nbytes; i++)
+	{
+		unsigned	result = 0;
+
+		if (i % COUNTING_STRIDE == 0 && i > 0)
+			bf_check_interrupts();
+		for (unsigned half = 0; half < 2; half++)
+		{
+			unsigned	shift = half * BF_COUNTER_BITS;
+			unsigned	x = (a[i] >> shift) & 15;
+			unsigned	y = (b[i] >> shift) & 15;
+
+			if (x != BF_COUNTER_MAX)
+			{
+				if (y > x)
+				{
+					*position = (uint64_t) i * 2 + half;
+					return false;
+				}
+				x -= y;
+			}
+			result |= x << shift;
+		}
+		dst[i] = (uint8_t) result;
+	}
+	return true;
+}
+
+void
+bf_counting_stats_of(const uint8_t *counters, size_t nbytes, bf_counting_stats *stats)
+{
+	stats->nonzero = 0;
+	stats->saturated = 0;
+	stats->sum = 0;
+	for (size_t i = 0; i < nbytes; i++)
+	{
+		unsigned	low = counters[i] & 15;
+		unsigned	high = counters[i] >> 4;
+
+		if (i % COUNTING_STRIDE == 0 && i > 0)
+			bf_check_interrupts();
+		stats->nonzero += (low != 0) + (high != 0);
+		stats->saturated += (low == BF_COUNTER_MAX) + (high == BF_COUNTER_MAX);
+		stats->sum += low + high;
+	}
+}
+
+void
+bf_counting_to_bits(const uint8_t *counters, uint64_t m, uint8_t *bits)
+{
+	size_t		counter_bytes = (size_t) bf_counting_payload_bytes(m);
+	size_t		bit_bytes = (size_t) bloom_payload_bytes(m);
+	size_t		j;
+
+	/* bit byte j holds counters 8j .. 8j + 7, in counter bytes 4j .. 4j + 3 */
+	for (j = 0; j < bit_bytes && 4 * j < counter_bytes; j++)
+	{
+		unsigned	byte = 0;
+
+		if (j % COUNTING_STRIDE == 0 && j > 0)
+			bf_check_interrupts();
+		for (unsigned c = 0; c < 4; c++)
+		{
+			uint8_t		pair = counters[4 * j + c];
+
+			byte |= (unsigned) ((pair & 0x0f) != 0) << (2 * c);
+			byte |= (unsigned) ((pair & 0xf0) != 0) << (2 * c + 1);
+		}
+		bits[j] = (uint8_t) byte;
+	}
+	/*
+	 * m counters padded to a multiple of 16 may end before m bits padded to
+	 * a multiple of 64: the rest of the bits is padding, zero
+	 */
+	for (; j < bit_bytes; j++)
+		bits[j] = 0;
+}
+
+/* ---- serialized forms ---- */
+
+uint64_t
+bf_counting_text_length(const BloomHeader *header)
+{
+	return bf_text_header_length_for(BF_COUNTING_TEXT_PREFIX, header) +
+		bf_base64_length(bf_counting_payload_bytes(header->m));
+}
+
+void
+bf_counting_text_encode(const BloomHeader *header, const uint8_t *counters, char *out)
+{
+	uint64_t	nbytes = bf_counting_payload_bytes(header->m);
+
+	out = bf_text_encode_header_for(BF_COUNTING_TEXT_PREFIX, header, out);
+	bf_base64_encode(counters, (size_t) nbytes, out);
+	out[bf_base64_length(nbytes)] = '\0';
+}
+
+bf_status
+bf_counting_text_decode_header(const char *text, size_t len, BloomHeader *header,
+							   size_t *payload_offset)
+{
+	bf_status	status = bf_text_decode_header_for(BF_COUNTING_TEXT_PREFIX, text, len,
+												   header, payload_offset);
+
+	if (status == BF_SYNTAX)
+		return BF_COUNTING_SYNTAX;
+	if (status == BF_TOO_LARGE)
+		return BF_COUNTING_TOO_LARGE;
+	if (status != BF_OK)
+		return status;
+	return bf_counting_check_header(header);
+}
+
+bf_status
+bf_counting_text_decode_counters(const char *base64, size_t len, const BloomHeader *header,
+								 uint8_t *counters)
+{
+	bf_status	status = bf_counting_check_header(header);
+	uint64_t	nbytes;
+
+	if (status != BF_OK)
+		return status;
+	nbytes = bf_counting_payload_bytes(header->m);
+
+	/* well-formed base64 of the wrong length is a length error */
+	if (len % 4 != 0)
+		return BF_BASE64;
+	if ((uint64_t) len != bf_base64_length(nbytes))
+		return BF_COUNTING_LENGTH;
+	status = bf_base64_decode(base64, len, counters, (size_t) nbytes);
+	if (status != BF_OK)
+		return status;
+	return bf_counting_check_counters(header, counters, (size_t) nbytes);
+}
+
+bf_status
+bf_counting_binary_decode(const uint8_t *data, size_t len, BloomHeader *header,
+						  const uint8_t **counters)
+{
+	bf_status	status;
+
+	*counters = NULL;
+	status = bf_binary_decode_header(data, len, header);
+	if (status == BF_LENGTH)
+		return BF_COUNTING_LENGTH;
+	if (status == BF_TOO_LARGE)
+		return BF_COUNTING_TOO_LARGE;
+	if (status == BF_OK)
+		status = bf_counting_check_header(header);
+	if (status != BF_OK)
+		return status;
+	status = bf_counting_check_counters(header, data + BF_BINARY_HEADER_BYTES,
+										len - BF_BINARY_HEADER_BYTES);
+	if (status != BF_OK)
+		return status;
+	*counters = data + BF_BINARY_HEADER_BYTES;
+	return BF_OK;
+}
