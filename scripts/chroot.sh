@@ -171,7 +171,7 @@ installed_in() {
 # A chroot made before a package joined extra_packages, or a major joined
 # older_majors_of_chroot, gets it now.
 add_missing_packages() {
-	local dir=$1 name=$2 arch=$3 p older suite missing=() sources=0
+	local dir=$1 name=$2 arch=$3 p older suite missing=()
 	for p in $(extra_packages "$arch"); do
 		installed_in "$dir" "$p" || missing+=("$p")
 	done

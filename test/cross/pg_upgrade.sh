@@ -52,7 +52,7 @@ if [ "$role" = main ]; then
 	work=$(mktemp -d /tmp/bloomfilter-upgrade.XXXXXX)
 	chmod 777 "$work"
 	trap 'rm -rf "$work"' EXIT
-	passed=0 failed=0 skipped=()
+	passed=0 failed=0 skipped_pairs=()
 	for pair in ${BLOOM_UPGRADE_PAIRS:-15:17 17:18 18:19}; do
 		old=${pair%%:*} new=${pair#*:}
 		echo
@@ -64,7 +64,7 @@ if [ "$role" = main ]; then
 		done
 		if [ -n "$missing" ]; then
 			echo "SKIPPED: pg_upgrade $old -> $new: PostgreSQL$missing not among the majors tested (BLOOM_MAJORS=\"$BLOOM_MAJORS\")"
-			skipped+=("$old -> $new")
+			skipped_pairs+=("$old -> $new")
 			continue
 		fi
 		# Install trees in /tmp, readable by the chroot's postgres user.
@@ -89,10 +89,13 @@ if [ "$role" = main ]; then
 			f=1
 		fi
 		passed=$((passed + p)) failed=$((failed + f))
-		[ "$s" -gt 0 ] && skipped+=("$old -> $new")
+		[ "$s" -gt 0 ] && skipped_pairs+=("$old -> $new")
 	done
 	echo
-	[ ${#skipped[@]} -gt 0 ] && echo "pairs SKIPPED (said why above): $(IFS=,; echo "${skipped[*]}" | sed 's/,/, /g')"
+	if [ ${#skipped_pairs[@]} -gt 0 ]; then
+		list=$(printf '%s, ' "${skipped_pairs[@]}")
+		echo "pairs SKIPPED (said why above): ${list%, }"
+	fi
 	echo "pg_upgrade: $passed passed, $failed failed"
 	[ "$failed" -eq 0 ]
 	exit
@@ -379,9 +382,11 @@ if [ "$status" -ne 0 ]; then
 	find "$w/new/pg_upgrade_output.d" \( -name '*.log' -o -name '*.txt' \) -exec tail -n 20 {} + 2>/dev/null || true
 	exit 1
 fi
-grep -E '^\*Clusters are compatible\*' "$w/check.out" >/dev/null \
-	&& pass "$old -> $new: pg_upgrade --check says the clusters are compatible" \
-	|| fail "$old -> $new: pg_upgrade --check did not say the clusters are compatible: $(cat "$w/check.out")"
+if grep -qE '^\*Clusters are compatible\*' "$w/check.out"; then
+	pass "$old -> $new: pg_upgrade --check says the clusters are compatible"
+else
+	fail "$old -> $new: pg_upgrade --check did not say the clusters are compatible: $(cat "$w/check.out")"
+fi
 
 # ---- the new cluster ----
 start "$nbin" "$w/new"
