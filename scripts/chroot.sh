@@ -154,7 +154,7 @@ extra_packages() {
 # MAJOR:SUITE, for test/cross/pg_upgrade.sh: pg_upgrade needs the old and
 # the new major's binaries side by side.  Only their servers: the extension
 # is built for the old major in that major's own chroot (or on the host for
-# 15), and loads under the old suite's server here.  (About 10 s and 60 MB
+# 15), and loads under the old suite's server here.  (About 10 s and 55 MB
 # to download each.)
 older_majors_of_chroot() {
 	case $1 in
