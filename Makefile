@@ -13,6 +13,9 @@
 #   make demo                     the same set-up, then a semi-join prefilter demo
 #   make plots                    the same set-up (and gnuplot), then regenerate
 #                                 the README's plots in doc/plots/ from real runs
+#   make dist                     the PGXN release: bloomfilter-VERSION.zip (META.json's
+#                                 version) of the committed tree, in the current
+#                                 directory; needs git, not a build
 #
 # Out-of-tree builds work: mkdir b && cd b && make -f ../Makefile VPATH=..
 
@@ -52,6 +55,8 @@ OBJS = \
 	src/bloom_autoprefilter_joins.o \
 	src/bloom_autoprefilter_build.o \
 	src/bloom_hashed.o
+# scalable_bloom (issue 27)
+OBJS += src/core_scalable.o src/bloom_scalable.o src/bloom_scalable_agg.o
 DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql sql/bloomfilter--1.1--1.2.sql \
 	sql/bloomfilter--1.2--1.3.sql
 
@@ -72,6 +77,13 @@ PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
 .PHONY: test test-all demo plots
 test test-all demo plots:
 	@$(ROOT)/scripts/run.sh $@
+
+# The PGXN zip, from "git archive" of HEAD (.gitattributes says what stays
+# out), once scripts/pgxn_meta.pl finds its META.json valid and agreeing with
+# bloomfilter.control: scripts/dist.sh.
+.PHONY: dist
+dist:
+	@$(ROOT)/scripts/dist.sh
 
 ifneq ($(PGXS),)
 include $(PGXS)

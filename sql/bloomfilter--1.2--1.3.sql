@@ -268,3 +268,279 @@ COMMENT ON AGGREGATE bloom_agg_shaped(bloom_hashed, pg_catalog.text) IS
 
 COMMENT ON AGGREGATE bloom_agg_like(pg_catalog.anyelement, bloom) IS
 	'filter of the non-NULL values with the m, k and hash scheme of the template (the same shape in every row; NULL in every row gives NULL); where rows travel between servers (Citus) the template travels with each: use bloom_agg_shaped(bloom_value(x), bloom_shape(template))';
+
+-- ==== scalable_bloom (issue 27): a filter that grows in stages ====
+--
+-- src/core_scalable.c says how (Almeida et al. 2007) and what each promise
+-- rests on; src/bloom_scalable.c is the SQL layer.
+
+-- Overloading bloom_add, bloom_contains, bloom_info and bloom_cardinality
+-- on a second filter type would make a call whose filter is an untyped
+-- literal or NULL (bloom_contains('bloom:v1:...', x), bloom_add(NULL, 1))
+-- ambiguous, where it resolved to bloom before.  PostgreSQL resolves an
+-- unknown argument to the preferred type of the category its candidates
+-- share: bloom becomes the preferred type of its category (U, user types),
+-- so those calls keep meaning bloom.  CREATE TYPE cannot change an
+-- existing type's preference and ALTER TYPE has no such option; the script
+-- runs as a superuser (trusted extensions too).
+UPDATE pg_catalog.pg_type SET typispreferred = true
+	WHERE oid = 'bloom'::pg_catalog.regtype;
+
+CREATE TYPE scalable_bloom;
+
+CREATE FUNCTION scalable_bloom_in(pg_catalog.cstring) RETURNS scalable_bloom
+	AS 'MODULE_PATHNAME', 'scalable_bloom_in'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION scalable_bloom_out(scalable_bloom) RETURNS pg_catalog.cstring
+	AS 'MODULE_PATHNAME', 'scalable_bloom_out'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION scalable_bloom_recv(pg_catalog.internal) RETURNS scalable_bloom
+	AS 'MODULE_PATHNAME', 'scalable_bloom_recv'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION scalable_bloom_send(scalable_bloom) RETURNS pg_catalog.bytea
+	AS 'MODULE_PATHNAME', 'scalable_bloom_send'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- As bloom: the bits do not compress, so values are stored uncompressed.
+CREATE TYPE scalable_bloom (
+	INPUT = scalable_bloom_in,
+	OUTPUT = scalable_bloom_out,
+	RECEIVE = scalable_bloom_recv,
+	SEND = scalable_bloom_send,
+	INTERNALLENGTH = VARIABLE,
+	ALIGNMENT = double,
+	STORAGE = external
+);
+COMMENT ON TYPE scalable_bloom IS
+	'scalable Bloom filter: grows in stages as values arrive and keeps its false-positive rate at or below its target however many there are';
+COMMENT ON TYPE scalable_bloom[] IS 'array of scalable_bloom values';
+COMMENT ON FUNCTION scalable_bloom_in(pg_catalog.cstring) IS 'text input of scalable_bloom';
+COMMENT ON FUNCTION scalable_bloom_out(scalable_bloom) IS 'text output of scalable_bloom';
+COMMENT ON FUNCTION scalable_bloom_recv(pg_catalog.internal) IS 'binary input of scalable_bloom';
+COMMENT ON FUNCTION scalable_bloom_send(scalable_bloom) IS 'binary output of scalable_bloom';
+
+-- The defaults of growth (2) and tightening (0.8) live in the C code, so
+-- the forms with fewer arguments are functions of their own.
+CREATE FUNCTION scalable_bloom_empty(false_positive_rate pg_catalog.float8,
+	initial_capacity pg_catalog.int8) RETURNS scalable_bloom
+	AS 'MODULE_PATHNAME', 'scalable_bloom_empty'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION scalable_bloom_empty(pg_catalog.float8, pg_catalog.int8) IS
+	'empty scalable filter at the given false-positive rate, its first stage sized for initial_capacity values; growth 2, tightening 0.8';
+
+CREATE FUNCTION scalable_bloom_empty(false_positive_rate pg_catalog.float8,
+	initial_capacity pg_catalog.int8, growth pg_catalog.int4) RETURNS scalable_bloom
+	AS 'MODULE_PATHNAME', 'scalable_bloom_empty'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION scalable_bloom_empty(pg_catalog.float8, pg_catalog.int8, pg_catalog.int4) IS
+	'empty scalable filter whose stages grow by growth (2 or 4) times; tightening 0.8';
+
+CREATE FUNCTION scalable_bloom_empty(false_positive_rate pg_catalog.float8,
+	initial_capacity pg_catalog.int8, growth pg_catalog.int4, tightening pg_catalog.float8)
+	RETURNS scalable_bloom
+	AS 'MODULE_PATHNAME', 'scalable_bloom_empty'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION scalable_bloom_empty(pg_catalog.float8, pg_catalog.int8, pg_catalog.int4, pg_catalog.float8) IS
+	'empty scalable filter; stage i holds initial_capacity * growth^i values at rate false_positive_rate * (1 - tightening) * tightening^i';
+
+CREATE FUNCTION bloom_add(scalable_bloom, pg_catalog.anyelement) RETURNS scalable_bloom
+	AS 'MODULE_PATHNAME', 'scalable_bloom_add'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_add(scalable_bloom, pg_catalog.anyelement) IS
+	'a copy of the scalable filter with the value added, in a new stage when the last is full (a NULL value leaves it unchanged; a value it holds already changes nothing)';
+
+CREATE FUNCTION bloom_add_all(scalable_bloom, pg_catalog.anyarray) RETURNS scalable_bloom
+	AS 'MODULE_PATHNAME', 'scalable_bloom_add_all'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_add_all(scalable_bloom, pg_catalog.anyarray) IS
+	'a copy of the scalable filter with every non-NULL element of the array added: one rewrite for a batch';
+
+CREATE FUNCTION bloom_contains(scalable_bloom, pg_catalog.anyelement) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'scalable_bloom_contains'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contains(scalable_bloom, pg_catalog.anyelement) IS
+	'false if the value was certainly never added to the scalable filter; true if it probably was';
+
+CREATE FUNCTION bloom_contained_by(pg_catalog.anyelement, scalable_bloom) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'scalable_bloom_contained_by'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contained_by(pg_catalog.anyelement, scalable_bloom) IS
+	'bloom_contains with the arguments swapped, for the <@ operator on scalable_bloom';
+
+CREATE OPERATOR @> (
+	LEFTARG = scalable_bloom,
+	RIGHTARG = pg_catalog.anyelement,
+	FUNCTION = bloom_contains,
+	COMMUTATOR = <@
+);
+COMMENT ON OPERATOR @> (scalable_bloom, pg_catalog.anyelement) IS 'scalable filter probably contains value';
+
+CREATE OPERATOR <@ (
+	LEFTARG = pg_catalog.anyelement,
+	RIGHTARG = scalable_bloom,
+	FUNCTION = bloom_contained_by,
+	COMMUTATOR = @>
+);
+COMMENT ON OPERATOR <@ (pg_catalog.anyelement, scalable_bloom) IS 'value probably contained in scalable filter';
+
+CREATE FUNCTION scalable_bloom_or(scalable_bloom, scalable_bloom) RETURNS scalable_bloom
+	AS 'MODULE_PATHNAME', 'scalable_bloom_or'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION scalable_bloom_or(scalable_bloom, scalable_bloom) IS
+	'stage-wise union of two scalable filters of the same parameters: holds every value of both; a stage may then hold more than its capacity, and bloom_info shows the rate expected from the bits';
+
+CREATE OPERATOR | (
+	LEFTARG = scalable_bloom,
+	RIGHTARG = scalable_bloom,
+	FUNCTION = scalable_bloom_or,
+	COMMUTATOR = |
+);
+COMMENT ON OPERATOR | (scalable_bloom, scalable_bloom) IS 'stage-wise union of scalable filters';
+
+CREATE FUNCTION bloom_cardinality(scalable_bloom) RETURNS pg_catalog.float8
+	AS 'MODULE_PATHNAME', 'scalable_bloom_cardinality'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_cardinality(scalable_bloom) IS
+	'estimated number of distinct values: the sum of the stages'' Swamidass-Baldi estimates';
+
+CREATE FUNCTION bloom_info(scalable_bloom,
+	OUT false_positive_rate pg_catalog.float8,
+	OUT initial_capacity pg_catalog.int8,
+	OUT growth pg_catalog.int4,
+	OUT tightening pg_catalog.float8,
+	OUT stages pg_catalog.int4,
+	OUT bytes pg_catalog.int4,
+	OUT values_added pg_catalog.int8,
+	OUT estimated_cardinality pg_catalog.float8,
+	OUT expected_false_positive_rate pg_catalog.float8,
+	OUT self_sized pg_catalog.bool)
+	AS 'MODULE_PATHNAME', 'scalable_bloom_info'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_info(scalable_bloom) IS
+	'parameters, stages, size, values counted, estimated cardinality and the compound false-positive rate expected from the bits, 1 - prod(1 - rate of stage i)';
+
+CREATE FUNCTION scalable_bloom_stages(scalable_bloom,
+	OUT stage pg_catalog.int4,
+	OUT capacity pg_catalog.int8,
+	OUT values_added pg_catalog.int8,
+	OUT m pg_catalog.int8,
+	OUT k pg_catalog.int4,
+	OUT hash_scheme pg_catalog.int4,
+	OUT target_false_positive_rate pg_catalog.float8,
+	OUT bits_set pg_catalog.int8,
+	OUT expected_false_positive_rate pg_catalog.float8)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'scalable_bloom_stages'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 8;
+COMMENT ON FUNCTION scalable_bloom_stages(scalable_bloom) IS
+	'one row per stage: capacity, values counted, m, k, hash scheme, the stage''s target rate and the rate expected from its bits';
+
+CREATE FUNCTION bloom(scalable_bloom) RETURNS bloom
+	AS 'MODULE_PATHNAME', 'scalable_bloom_to_bloom'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom(scalable_bloom) IS
+	'the plain filter of a scalable filter of one stage (an ERROR for more stages)';
+
+CREATE CAST (scalable_bloom AS bloom) WITH FUNCTION bloom(scalable_bloom);
+COMMENT ON CAST (scalable_bloom AS bloom) IS
+	'a scalable filter of one stage as the plain filter it is; an ERROR (22023) for more stages';
+
+CREATE FUNCTION scalable_bloom_eq(scalable_bloom, scalable_bloom) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'scalable_bloom_eq'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION scalable_bloom_eq(scalable_bloom, scalable_bloom) IS
+	'whether two scalable filters have the same parameters, stages, counts and bits';
+
+CREATE FUNCTION scalable_bloom_ne(scalable_bloom, scalable_bloom) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'scalable_bloom_ne'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION scalable_bloom_ne(scalable_bloom, scalable_bloom) IS
+	'whether two scalable filters differ';
+
+CREATE FUNCTION scalable_bloom_hash(scalable_bloom) RETURNS pg_catalog.int4
+	AS 'MODULE_PATHNAME', 'scalable_bloom_hash'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION scalable_bloom_hash(scalable_bloom) IS
+	'hash of a whole scalable filter, for the hash operator class';
+
+CREATE FUNCTION scalable_bloom_hash_extended(scalable_bloom, pg_catalog.int8) RETURNS pg_catalog.int8
+	AS 'MODULE_PATHNAME', 'scalable_bloom_hash_extended'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION scalable_bloom_hash_extended(scalable_bloom, pg_catalog.int8) IS
+	'seeded 64-bit hash of a whole scalable filter, for the hash operator class';
+
+CREATE OPERATOR = (
+	LEFTARG = scalable_bloom,
+	RIGHTARG = scalable_bloom,
+	FUNCTION = scalable_bloom_eq,
+	COMMUTATOR = =,
+	NEGATOR = <>,
+	RESTRICT = pg_catalog.eqsel,
+	JOIN = pg_catalog.eqjoinsel,
+	HASHES
+);
+COMMENT ON OPERATOR = (scalable_bloom, scalable_bloom) IS 'scalable filters are identical';
+
+CREATE OPERATOR <> (
+	LEFTARG = scalable_bloom,
+	RIGHTARG = scalable_bloom,
+	FUNCTION = scalable_bloom_ne,
+	COMMUTATOR = <>,
+	NEGATOR = =,
+	RESTRICT = pg_catalog.neqsel,
+	JOIN = pg_catalog.neqjoinsel
+);
+COMMENT ON OPERATOR <> (scalable_bloom, scalable_bloom) IS 'scalable filters differ';
+
+CREATE OPERATOR CLASS scalable_bloom_hash_ops
+	DEFAULT FOR TYPE scalable_bloom USING hash AS
+	OPERATOR 1 = (scalable_bloom, scalable_bloom),
+	FUNCTION 1 scalable_bloom_hash(scalable_bloom),
+	FUNCTION 2 scalable_bloom_hash_extended(scalable_bloom, pg_catalog.int8);
+COMMENT ON OPERATOR CLASS scalable_bloom_hash_ops USING hash IS
+	'hash operator class of scalable_bloom: whole-value equality (GROUP BY, DISTINCT, hash joins)';
+COMMENT ON OPERATOR FAMILY scalable_bloom_hash_ops USING hash IS
+	'hash operator family of scalable_bloom';
+
+-- The aggregates finish the self-sizing bloom_agg's states
+-- (src/bloom_scalable_agg.c): the same transition, combine and parallel
+-- functions, and a final function that makes the first stage of a scalable
+-- filter sized for the distinct values seen.
+CREATE FUNCTION scalable_bloom_autoagg_finalfn(pg_catalog.internal) RETURNS scalable_bloom
+	AS 'MODULE_PATHNAME', 'scalable_bloom_autoagg_finalfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION scalable_bloom_autoagg_finalfn(pg_catalog.internal) IS
+	'final function of scalable_bloom_agg(value, false_positive_rate): a scalable filter whose first stage is sized for the distinct values seen';
+
+CREATE FUNCTION scalable_bloom_autoagg_state_finalfn(bloom_agg_state) RETURNS scalable_bloom
+	AS 'MODULE_PATHNAME', 'scalable_bloom_autoagg_state_finalfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION scalable_bloom_autoagg_state_finalfn(bloom_agg_state) IS
+	'final function of scalable_bloom_agg(bloom_hashed, false_positive_rate): a scalable filter whose first stage is sized for the distinct values seen';
+
+CREATE AGGREGATE scalable_bloom_agg(pg_catalog.anyelement, pg_catalog.float8) (
+	SFUNC = bloom_autoagg_transfn,
+	STYPE = pg_catalog.internal,
+	FINALFUNC = scalable_bloom_autoagg_finalfn,
+	COMBINEFUNC = bloom_autoagg_combinefn,
+	SERIALFUNC = bloom_autoagg_serialfn,
+	DESERIALFUNC = bloom_autoagg_deserialfn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE scalable_bloom_agg(pg_catalog.anyelement, pg_catalog.float8) IS
+	'scalable filter of the non-NULL values at the given false-positive rate, its first stage sized for the distinct values seen; bloom_add grows it';
+
+CREATE AGGREGATE scalable_bloom_agg(bloom_hashed, pg_catalog.float8) (
+	SFUNC = bloom_autoagg_state_transfn,
+	STYPE = bloom_agg_state,
+	FINALFUNC = scalable_bloom_autoagg_state_finalfn,
+	COMBINEFUNC = bloom_autoagg_state_combinefn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE scalable_bloom_agg(bloom_hashed, pg_catalog.float8) IS
+	'scalable_bloom_agg(x, p) in the form Citus splits: scalable_bloom_agg(bloom_value(x), p)';
+
+-- ==== end of scalable_bloom ====

@@ -256,7 +256,10 @@ CROSS JOIN LATERAL (VALUES
 	(55, 'bloom_intersection_agg_fold(filter, q) and (q, filter)',
 		bloom_send(bloom_intersection_agg_fold(s.f, r.q)) = bloom_send(r.p & r.q)
 		AND bloom_send(bloom_intersection_agg_fold(r.q, s.f)) = bloom_send(r.p & r.q)),
-	(58, 'bloom_agg_filter_finalfn(filter)', bloom_send(bloom_agg_filter_finalfn(s.f)) = bloom_send(r.p))
+	(58, 'bloom_agg_filter_finalfn(filter)', bloom_send(bloom_agg_filter_finalfn(s.f)) = bloom_send(r.p)),
+	(59, 'scalable_bloom_agg(filter, p): filters as values',
+		(SELECT scalable_bloom_send(scalable_bloom_agg(v, 0.01)) FROM (VALUES (s.f), (r.q)) AS t(v))
+		= (SELECT scalable_bloom_send(scalable_bloom_agg(v, 0.01)) FROM (VALUES (r.p), (r.q)) AS t(v)))
 ) AS c(ord, fn, same);
 
 -- none of the calls above wrote into its argument: every stored filter is
@@ -292,7 +295,8 @@ SELECT f::regprocedure FROM unnest(ARRAY[
 	'bloom_agg_like(anyelement, bloom)', 'bloom_shape(bloom)', 'bloom_agg_shaped(bloom_hashed, text)',
 	'bloom_agg_filter_transfn(bloom, bloom_hashed, float8, int8)',
 	'bloom_agg_shaped_transfn(bloom, bloom_hashed, text)', 'bloom_union_agg_fold(bloom, bloom)',
-	'bloom_intersection_agg_fold(bloom, bloom)', 'bloom_agg_filter_finalfn(bloom)']) AS f;
+	'bloom_intersection_agg_fold(bloom, bloom)', 'bloom_agg_filter_finalfn(bloom)',
+	'scalable_bloom_agg(anyelement, float8)']) AS f;
 
 -- the estimates are real ones: they differ between filters
 SELECT count(DISTINCT forms_estimate(f, 'bloom_contains($1, v)')) > 3 AS estimates_differ FROM forms;

@@ -143,4 +143,15 @@ extern void bloom_agg_read(BloomAggReader *reader, void *dst, Size length);
  */
 pg_noreturn extern void bloom_agg_raise_corrupt(const char *detail);
 
+/*
+ * For scalable_bloom_agg, which finishes the self-sizing bloom_agg's states
+ * (bloom_autoagg.c): the state in argument 0 of a final function, of the
+ * internal form or (value_state) of type bloom_agg_state, NULL for no rows,
+ * with the rate its rows asked for in *p; and the filter a state makes at
+ * rate p (at most the state's), sized for its values, with the number of
+ * distinct values it holds (exact, or from the bits past the exact phase).
+ */
+extern void *bloom_autoagg_final_state(FunctionCallInfo fcinfo, bool value_state, double *p);
+extern BloomFilter *bloom_autoagg_filter(void *state, double p, uint64 *distinct);
+
 #endif							/* BLOOM_AGG_H */

@@ -32,6 +32,8 @@
 
 #include "bloom_agg.h"
 
+#include <math.h>
+
 #include "catalog/pg_type.h"
 #include "libpq/pqformat.h"
 #include "utils/memutils.h"
@@ -329,14 +331,13 @@ bloom_autoagg_result(BloomAutoState *state, double p)
 		room.shape.hash_scheme = BLOOM_HASH_XXH3_EDH;
 		room.shape.k = state->k;
 		room.shape.flags = state->flags;
-		if (bf_auto_fold_sketch(state->sketch, state->sketch_m, state->k,
-								state->request.false_positive_rate,
+		if (bf_auto_fold_sketch(state->sketch, state->sketch_m, state->k, p,
 								bloom_autoagg_room, &room) != 0)
 			return room.filter;
 		ereport(ERROR,
 					errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 					errmsg("bloom_agg: too many distinct values for a self-sized filter at false_positive_rate %g",
-						   state->request.false_positive_rate),
+						   p),
 					errdetail("A self-sized filter at this rate has at most m = " UINT64_FORMAT " bits, which cannot hold about %.0f distinct values at the rate.",
 							  state->sketch_m,
 							  bf_estimate_cardinality(state->sketch_m, state->k, BLOOM_HASH_XXH3_EDH,
@@ -949,4 +950,42 @@ Datum
 bloom_autoagg_state_finalfn(PG_FUNCTION_ARGS)
 {
 	return bloom_autoagg_final(fcinfo, bloom_autoagg_final_arg(fcinfo), false);
+}
+
+/* ---- for scalable_bloom_agg (bloom_scalable_agg.c) ---- */
+
+void *
+bloom_autoagg_final_state(FunctionCallInfo fcinfo, bool value_state, double *p)
+{
+	BloomAutoState *state;
+
+	if (value_state)
+		state = bloom_autoagg_final_arg(fcinfo);
+	else
+	{
+		bloom_agg_context(fcinfo, "scalable_bloom_agg");
+		state = PG_ARGISNULL(0) ? NULL : (BloomAutoState *) PG_GETARG_POINTER(0);
+	}
+	if (state != NULL)
+		*p = state->request.false_positive_rate;
+	return state;
+}
+
+BloomFilter *
+bloom_autoagg_filter(void *state_pointer, double p, uint64 *distinct)
+{
+	BloomAutoState *state = (BloomAutoState *) state_pointer;
+	BloomFilter *filter = bloom_autoagg_result(state, p);
+
+	if (state->sketch == NULL)
+		*distinct = state->set.count;
+	else
+	{
+		double		estimate = bf_estimate_cardinality(filter->m, filter->k, filter->hash_scheme,
+													   bf_popcount(filter->bits,
+																   bloom_payload_bytes(filter->m)));
+
+		*distinct = (uint64) ceil(estimate);
+	}
+	return filter;
 }

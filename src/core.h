@@ -45,7 +45,15 @@ typedef enum bf_status
 	BF_PADDING_BITS,			/* a bit at a position >= m is set */
 	BF_BLOCK_SHAPE,				/* scheme 2 with m not a multiple of 512 */
 	BF_SYNTAX,					/* text form not of the expected shape */
-	BF_BASE64					/* bit array is not canonical base64 */
+	BF_BASE64,					/* bit array is not canonical base64 */
+	/* scalable filters (core_scalable.h) */
+	BF_GROWTH_RANGE,			/* growth s not 2 or 4 */
+	BF_TIGHTENING_RANGE,		/* tightening r not in (0, 1) */
+	BF_RATE_UNHOLDABLE,			/* a stage below 1 GB would need k > 64 */
+	BF_STAGES,					/* stage count, options or reserved bytes */
+	BF_STAGE_COUNT,				/* a stage's count above its capacity, or not full */
+	BF_STAGE_SHAPE,				/* a stage's shape is not the one its parameters give */
+	BF_SCALABLE_SYNTAX			/* scalable text form not of the expected shape */
 } bf_status;
 
 extern const char *bf_status_message(bf_status status);

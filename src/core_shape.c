@@ -127,6 +127,20 @@ bf_status_message(bf_status status)
 			return "The text form must be bloom:v<format>:h<scheme>:m<bits>:k<probes>:[f<flags>:]<base64 bits>, with decimal numbers that have no sign and no leading zeros.";
 		case BF_BASE64:
 			return "The bit array is not canonical base64: only A-Z, a-z, 0-9, + and / are allowed, with = padding to a multiple of 4 characters and zero unused bits in the last character.";
+		case BF_GROWTH_RANGE:
+			return "The growth factor must be 2 or 4.";
+		case BF_TIGHTENING_RANGE:
+			return "The tightening ratio must be greater than 0 and less than 1.";
+		case BF_RATE_UNHOLDABLE:
+			return "With this tightening ratio a stage the filter can still reach below PostgreSQL's 1 GB value limit would need a false-positive rate below about 1e-19 (more than 64 hash probes); use a tightening ratio closer to 1 or a higher false-positive rate.";
+		case BF_STAGES:
+			return "The scalable filter's header is malformed: the number of stages must be between 1 and 64, and unknown options and reserved bytes must be zero.";
+		case BF_STAGE_COUNT:
+			return "A stage's count of values is above its capacity, or a stage other than the last is not full.";
+		case BF_STAGE_SHAPE:
+			return "A stage's m, k or hash scheme is not the one the filter's parameters give.";
+		case BF_SCALABLE_SYNTAX:
+			return "The text form must be scalable_bloom:v1:p<rate>:n<capacity>:s<growth>:r<tightening>:[f<flags>:][o<options>:] then stages c<count>:h<scheme>:m<bits>:k<probes>:<base64 bits> separated by ';', with rates in their shortest decimal form and integers with no sign and no leading zeros.";
 	}
 	return "Unknown bloom filter status.";
 }

@@ -47,7 +47,7 @@ unitcheck-sanitize: test/unit-tests-sanitize
 #   make fuzz-corpus                   regenerate test/fuzz/corpus/ (in the
 #                                      source tree) with test/fuzz/gen_corpus.c
 
-FUZZERS = fuzz_text fuzz_binary fuzz_setops
+FUZZERS = fuzz_text fuzz_binary fuzz_setops fuzz_scalable
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_MAX_LEN ?= 4096

@@ -1,7 +1,8 @@
 /*
  * gen_corpus.c: writes the seed corpus of the fuzzers (test/fuzz/corpus/).
  *
- *     gen_corpus OUTDIR      writes OUTDIR/fuzz_text/, fuzz_binary/, fuzz_setops/
+ *     gen_corpus OUTDIR      writes OUTDIR/fuzz_text/, fuzz_binary/, fuzz_setops/,
+ *                            fuzz_scalable/
  *
  * Run by "make fuzz-corpus", which regenerates test/fuzz/corpus/.  The
  * output is deterministic: filters of the shapes m = 1, 18, 63, 64, 65, 1000
@@ -17,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "core.h"
+#include "core_scalable.h"
 
 static const char *outdir;
 
@@ -416,11 +418,63 @@ setops_corpus(void)
 	write_setops("b-truncated", 3, 4, form_a, length_a, form_a, length_a - 1);
 }
 
+/*
+ * Scalable filters (fuzz_scalable): byte 0 then a body (binary) or byte 0 =
+ * 0 then a text form; of n0 = 2, 3 and 10 with 0 to 40 values (up to four
+ * stages), at growth 2 and 4, with and without flags.
+ */
+static void
+scalable_corpus(void)
+{
+	static const struct
+	{
+		uint64_t	n0;
+		uint8_t		growth;
+		uint8_t		flags;
+		int			values;
+	}			cases[] = {{2, 2, 0, 0}, {2, 2, 0, 5}, {3, 4, 1, 9}, {10, 2, 0, 40}};
+
+	for (int c = 0; c < 4; c++)
+	{
+		bf_scalable_params params = {0.01, BF_SCALABLE_DEFAULT_TIGHTENING, cases[c].n0,
+		cases[c].growth, cases[c].flags, 0};
+		bf_scalable_view view;
+		uint8_t    *body = malloc(1 << 16);
+		char	   *text = malloc(1 << 17);
+		char		name[64];
+		uint64_t	m,
+					length;
+		uint32_t	k;
+		uint8_t		scheme;
+
+		bf_scalable_start(body + 1, &params, &view);
+		bf_scalable_stage_plan(&params, 0, view.length, &m, &k, &scheme, &length);
+		bf_scalable_append_stage(body + 1, &view, m, k, scheme);
+		for (int64_t v = 1; v <= cases[c].values; v++)
+			if (bf_scalable_add(body + 1, &view, hash_int64(v)) == BF_SCALABLE_FULL)
+			{
+				bf_scalable_stage_plan(&params, view.stages, view.length, &m, &k, &scheme,
+									   &length);
+				bf_scalable_append_stage(body + 1, &view, m, k, scheme);
+				bf_scalable_add(body + 1, &view, hash_int64(v));
+			}
+		body[0] = 1;
+		snprintf(name, sizeof(name), "binary-n%d", c);
+		write_file("fuzz_scalable", name, body, view.length + 1);
+		text[0] = 0;
+		bf_scalable_text_encode(body + 1, &view, text + 1);
+		snprintf(name, sizeof(name), "text-n%d", c);
+		write_file("fuzz_scalable", name, text, strlen(text + 1) + 1);
+		free(body);
+		free(text);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
 	char		path[4096];
-	const char *fuzzers[] = {"fuzz_text", "fuzz_binary", "fuzz_setops"};
+	const char *fuzzers[] = {"fuzz_text", "fuzz_binary", "fuzz_setops", "fuzz_scalable"};
 
 	if (argc != 2)
 	{
@@ -429,7 +483,7 @@ main(int argc, char **argv)
 	}
 	outdir = argv[1];
 	make_directory(outdir);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 	{
 		snprintf(path, sizeof(path), "%s/%s", outdir, fuzzers[i]);
 		make_directory(path);
@@ -437,5 +491,6 @@ main(int argc, char **argv)
 	text_corpus();
 	binary_corpus();
 	setops_corpus();
+	scalable_corpus();
 	return 0;
 }

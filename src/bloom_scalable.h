@@ -1,0 +1,59 @@
+/*
+ * bloom_scalable.h: what the scalable_bloom files (bloom_scalable.c, the
+ * type; bloom_scalable_agg.c, its aggregates) share.
+ */
+#ifndef BLOOM_SCALABLE_H
+#define BLOOM_SCALABLE_H
+
+#include "bloom_pg.h"
+#include "core_scalable.h"
+
+/* A scalable filter value with a 4-byte varlena header (core_scalable.h, the layout). */
+typedef struct ScalableFilter
+{
+	int32		vl_len_;		/* varlena header; do not touch directly */
+	uint8		body[FLEXIBLE_ARRAY_MEMBER];
+} ScalableFilter;
+
+/*
+ * A filter argument as read: its body and validated view, which points at
+ * the call site's cached one for a stored filter (no copy of its 3 kB per
+ * row), else at own.
+ */
+typedef struct ScalableArg
+{
+	const uint8 *body;
+	const bf_scalable_view *view;
+	bf_scalable_view own;
+} ScalableArg;
+
+/*
+ * The filter in argument argno (not NULL), in any varlena form; a stored
+ * one is detoasted once per call site.  ERROR XX001 for a damaged value.
+ */
+extern void scalable_getarg(FunctionCallInfo fcinfo, int argno, ScalableArg *arg);
+/* The same for a datum, detoasted in CurrentMemoryContext. */
+extern void scalable_view_datum(Datum datum, ScalableArg *arg);
+
+/*
+ * A new filter of the parameters with its first stage open, in
+ * CurrentMemoryContext; ERROR 22023 or 54000, naming operation, when the
+ * parameters cannot make one.
+ */
+extern ScalableFilter *scalable_new(const char *operation, const bf_scalable_params *params);
+
+/* A copy of the argument's value, and its view in *view. */
+extern ScalableFilter *scalable_copy(const ScalableArg *arg, bf_scalable_view *view);
+
+/*
+ * Add a hash to filter (whose view is current), opening a stage when the
+ * last one is full; returns the filter, which may have moved.
+ */
+extern ScalableFilter *scalable_add_hash(ScalableFilter *filter, bf_scalable_view *view,
+										 bf_hash hash, const char *operation);
+
+/* The stage-wise union of two filters of the same parameters. */
+extern ScalableFilter *scalable_union(const char *operation, const ScalableArg *a,
+									  const ScalableArg *b);
+
+#endif							/* BLOOM_SCALABLE_H */
