@@ -20,13 +20,14 @@
 # In the old cluster, one database per extension version (1.0, 1.1, 1.2
 # and the default, each by CREATE EXTENSION bloomfilter VERSION), each with
 # stored filters of both hash schemes (scheme 1 also at 12 MB, as the 1.0
-# library built it), self-sized ones (1.1 on), empty and NULL ones, and
-# views, materialized views and SQL functions on the aggregates of that
-# version (bloom_union_agg and bloom_intersection_agg, which 1.3 replaces,
-# among them).  Then pg_upgrade --check, the real run (copy mode), and in
-# the new cluster: every filter bit-identical (md5 of the text form, and =
-# against the old text forms parsed there), every view, materialized view
-# and function answers as before (md5 of its whole output); then the
+# library built it), self-sized ones (1.1 on), scalable ones (1.3), empty
+# and NULL ones, and views, materialized views and SQL functions on the
+# aggregates of that version (bloom_union_agg and bloom_intersection_agg,
+# which 1.3 replaces, among them).  Then pg_upgrade --check, the real run
+# (copy mode), and in the new cluster: every filter bit-identical (md5 of
+# the text form, and = against the old text forms parsed there), every
+# table, view, materialized view and function answers as before (md5 of
+# its whole output); then the
 # update_extensions.sql that pg_upgrade wrote takes every database to the
 # default version, and the same holds again, and after REFRESH MATERIALIZED
 # VIEW too.
@@ -267,18 +268,25 @@ CREATE VIEW v_hashed AS SELECT g, bloom_agg(bloom_value(x), 0.01, 10000) AS f FR
 CREATE VIEW v_hashed_auto AS SELECT bloom_agg(bloom_value(t)) AS f FROM ev;
 CREATE MATERIALIZED VIEW mv_shaped AS
 	SELECT bloom_agg_shaped(bloom_value(x), (SELECT bloom_shape(f) FROM fs WHERE g = 0)) AS f FROM ev;
+-- scalable filters: one grown to 5 stages, one self-sized
+CREATE TABLE sf (id int PRIMARY KEY, f scalable_bloom);
+INSERT INTO sf VALUES
+	(1, bloom_add_all(scalable_bloom_empty(0.01, 1000), ARRAY(SELECT generate_series(1, 20000)))),
+	(2, (SELECT scalable_bloom_agg(x, 0.01) FROM generate_series(1, 100000) AS x));
+CREATE VIEW v_scalable AS SELECT g, scalable_bloom_agg(x, 0.01) AS f FROM ev GROUP BY g;
+CREATE MATERIALIZED VIEW mv_scalable AS SELECT scalable_bloom_agg(bloom_value(t), 0.001) AS f FROM ev;
 SQL
 }
 
 # The stored filters: id and the md5 of the text form.
 digest_query="SELECT string_agg(id || ':' || coalesce(md5(f::text), 'NULL'), ' ' ORDER BY id) FROM f"
-# One line per view, materialized view and function of ours: its name and
-# the md5 of its whole output (every row's text form).
+# One line per table, view, materialized view and function of ours: its
+# name and the md5 of its whole output (every row's text form).
 snapshot() {
 	local -n psql=$1
 	local db=$2 rel
 	for rel in $("${psql[@]}" -d "$db" -c "SELECT relname FROM pg_class
-		WHERE relnamespace = 'public'::regnamespace AND relkind IN ('v', 'm') ORDER BY 1"); do
+		WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'v', 'm') ORDER BY 1"); do
 		echo "$rel $("${psql[@]}" -d "$db" -c "SELECT md5(string_agg(r::text, E'\\n' ORDER BY r::text)) FROM $rel AS r" 2>&1)"
 	done
 	for rel in $("${psql[@]}" -d "$db" -c "SELECT proname FROM pg_proc
@@ -306,9 +314,9 @@ compare_objects() {
 	local what=$1 db=$2 version=$3 now
 	now=$(snapshot psql_new "$db")
 	if [ "$now" = "$(cat "$w/$db.snapshot")" ]; then
-		pass "$old -> $new, $version, $what: the $(wc -l <"$w/$db.snapshot") views, materialized views and functions answer as before"
+		pass "$old -> $new, $version, $what: the $(wc -l <"$w/$db.snapshot") tables, views, materialized views and functions answer as before"
 	else
-		fail "$old -> $new, $version, $what: views, materialized views or functions answer otherwise:
+		fail "$old -> $new, $version, $what: tables, views, materialized views or functions answer otherwise:
 $(diff "$w/$db.snapshot" <(echo "$now") || true)"
 	fi
 }
@@ -332,7 +340,7 @@ for version in $versions; do
 		"$("${psql_old[@]}" -d "$db" -c "SELECT extversion || ' ' || (SELECT string_agg(id || ':' || substr(f::text, 1, 12), ' ' ORDER BY id) FROM f WHERE id IN (1, 2, 9))
 			FROM pg_extension WHERE extname = 'bloomfilter'")"
 	nviews=$(grep -cE '^[a-z_]+(\([0-9]*\))? [0-9a-f]{32}$' "$w/$db.snapshot" || true)
-	check "$old, $version: every view, materialized view and function answers" \
+	check "$old, $version: every table, view, materialized view and function answers" \
 		"$(wc -l <"$w/$db.snapshot")" "$nviews"
 done
 check "$old, 1.1: filters 7 and 8 are self-sized (m of 300,000 values > 100 x m of 1,000 values)" t \
