@@ -21,6 +21,7 @@
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/memutils.h"
+#include "utils/tuplestore.h"
 
 /* ---- reading values ---- */
 
