@@ -179,83 +179,81 @@ counting_bloom_remove(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(filter);
 }
 
+/* The fold of bloom_add_all and bloom_remove_all (bloom_array_fold). */
+typedef struct CountingEach
+{
+	CountingBloomFilter *filter;
+	bool		changed;
+} CountingEach;
+
+static BloomEncoder *
+counting_each_first(FunctionCallInfo fcinfo, Oid element_type, void *state, uint8 **flags)
+{
+	CountingEach *each = (CountingEach *) state;
+	BloomView	view;
+
+	counting_getarg(fcinfo, 0, &view);
+	each->filter = counting_copy(&view);
+	*flags = &each->filter->flags;
+	return bloom_call_encoder_of_type(fcinfo, 1, element_type);
+}
+
+static void
+counting_each_add(void *state, bf_hash hash)
+{
+	CountingEach *each = (CountingEach *) state;
+	CountingBloomFilter *filter = each->filter;
+
+	bf_counting_add(filter->counters, filter->m, filter->k, filter->hash_scheme, hash);
+	each->changed = true;
+}
+
+static void
+counting_each_remove(void *state, bf_hash hash)
+{
+	CountingEach *each = (CountingEach *) state;
+	CountingBloomFilter *filter = each->filter;
+
+	each->changed |= bf_counting_remove(filter->counters, filter->m, filter->k,
+										filter->hash_scheme, hash);
+}
+
+static void *
+counting_each_finish(void *state)
+{
+	CountingEach *each = (CountingEach *) state;
+
+	return each->changed ? each->filter : NULL;
+}
+
 /*
  * bloom_add_all and bloom_remove_all: each non-NULL element in turn, into
  * one copy of the filter (one rewrite of a stored filter per batch).  A
  * NULL array, or one with no non-NULL element, leaves the filter as it is,
  * the very same datum; so does a batch of removals of absent values.
  */
-static Datum
-counting_each_element(FunctionCallInfo fcinfo, bool remove)
-{
-	ArrayType  *values;
-	ArrayIterator iterator;
-	BloomView	view;
-	BloomEncoder *encoder = NULL;
-	CountingBloomFilter *filter = NULL;
-	MemoryContext value_context = NULL;
-	bool		changed = false;
-	Datum		value;
-	bool		isnull;
-
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	if (PG_ARGISNULL(1))
-		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-
-	values = PG_GETARG_ARRAYTYPE_P(1);
-	iterator = array_create_iterator(values, 0, NULL);
-	while (array_iterate(iterator, &value, &isnull))
-	{
-		MemoryContext old_context;
-		bf_hash		hash;
-
-		CHECK_FOR_INTERRUPTS();
-		if (isnull)
-			continue;
-		if (filter == NULL)
-		{
-			counting_getarg(fcinfo, 0, &view);
-			encoder = bloom_call_encoder_of_type(fcinfo, 1, ARR_ELEMTYPE(values));
-			filter = counting_copy(&view);
-			value_context = AllocSetContextCreate(CurrentMemoryContext, "bloom counting value",
-												  ALLOCSET_SMALL_SIZES);
-		}
-		/* what hashing one value allocates is freed before the next */
-		old_context = MemoryContextSwitchTo(value_context);
-		hash = bloom_encoder_hash(encoder, value, filter->flags,
-								  remove ? NULL : &filter->flags);
-		MemoryContextSwitchTo(old_context);
-		MemoryContextReset(value_context);
-		if (remove)
-			changed |= bf_counting_remove(filter->counters, filter->m, filter->k,
-										  filter->hash_scheme, hash);
-		else
-		{
-			bf_counting_add(filter->counters, filter->m, filter->k, filter->hash_scheme, hash);
-			changed = true;
-		}
-	}
-	array_free_iterator(iterator);
-	if (value_context != NULL)
-		MemoryContextDelete(value_context);
-	if (!changed)
-		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-	PG_RETURN_POINTER(filter);
-}
-
 PG_FUNCTION_INFO_V1(counting_bloom_add_all);
 Datum
 counting_bloom_add_all(PG_FUNCTION_ARGS)
 {
-	return counting_each_element(fcinfo, false);
+	static const BloomArrayFold fold = {
+		counting_each_first, counting_each_add, counting_each_finish, true
+	};
+	CountingEach state = {0};
+
+	return bloom_array_fold(fcinfo, &fold, &state);
 }
 
 PG_FUNCTION_INFO_V1(counting_bloom_remove_all);
 Datum
 counting_bloom_remove_all(PG_FUNCTION_ARGS)
 {
-	return counting_each_element(fcinfo, true);
+	static const BloomArrayFold fold = {
+		counting_each_first, counting_each_remove, counting_each_finish, false
+	};
+	CountingEach state = {0};
+
+	return bloom_array_fold(fcinfo, &fold, &state);
 }
 
 /* ---- union and subtraction ---- */

@@ -1,7 +1,9 @@
 /*
  * bloom_element.c: the element operations bloom_add, bloom_add_all,
- * bloom_contains and bloom_contained_by.  Values become hashes in
- * bloom_encoding.c; the probes are the core's (core_probe.h).
+ * bloom_contains and bloom_contained_by, and bloom_array_fold, the array
+ * loop of every filter type's bloom_add_all and bloom_remove_all.  Values
+ * become hashes in bloom_encoding.c; the probes are the core's
+ * (core_probe.h).
  */
 #include "postgres.h"
 
@@ -68,25 +70,20 @@ bloom_add(PG_FUNCTION_ARGS)
 }
 
 /*
- * bloom_add of every element of an array, in turn, into one copy of the
- * filter: the same bits and flags as a chain of bloom_add, for one rewrite
- * of a stored filter instead of one per value.  NULL elements are skipped;
- * a NULL array, or one with no element that is not NULL, leaves the filter
- * as it is, the very same datum, as bloom_add's NULL value does.
+ * bloom_array_fold's body, inlined into bloom_add_all too, where the fold is
+ * a constant: its calls become direct, and the adder's stay in the loop.
  */
-PG_FUNCTION_INFO_V1(bloom_add_all);
-Datum
-bloom_add_all(PG_FUNCTION_ARGS)
+static pg_attribute_always_inline Datum
+bloom_array_fold_inline(FunctionCallInfo fcinfo, const BloomArrayFold *fold, void *state)
 {
 	ArrayType  *values;
 	ArrayIterator iterator;
-	BloomView	view;
 	BloomEncoder *encoder = NULL;
-	BloomFilter *filter = NULL;
-	bf_adder   *adder = NULL;
+	uint8	   *flags = NULL;
 	MemoryContext value_context = NULL;
 	Datum		value;
 	bool		isnull;
+	void	   *result;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
@@ -104,14 +101,9 @@ bloom_add_all(PG_FUNCTION_ARGS)
 		if (isnull)
 			continue;
 		/* read and copied at the first value: with none, left untouched */
-		if (filter == NULL)
+		if (encoder == NULL)
 		{
-			bloom_getarg(fcinfo, 0, &view);
-			encoder = bloom_call_encoder_of_type(fcinfo, 1, ARR_ELEMTYPE(values));
-			filter = bloom_copy(&view);
-			/* prefetching only for a filter larger than the cache (core_probe.h) */
-			adder = (bf_adder *) palloc(sizeof(bf_adder));
-			bf_adder_init(adder, filter->bits, filter->m, filter->k, filter->hash_scheme);
+			encoder = fold->first(fcinfo, ARR_ELEMTYPE(values), state, &flags);
 			value_context = AllocSetContextCreate(CurrentMemoryContext, "bloom_add_all value",
 												  ALLOCSET_SMALL_SIZES);
 		}
@@ -122,19 +114,84 @@ bloom_add_all(PG_FUNCTION_ARGS)
 		 * next, so memory does not grow with the array.
 		 */
 		old_context = MemoryContextSwitchTo(value_context);
-		hash = bloom_encoder_hash(encoder, value, filter->flags, &filter->flags);
+		hash = bloom_encoder_hash(encoder, value, *flags, fold->extend_flags ? flags : NULL);
 		MemoryContextSwitchTo(old_context);
 		MemoryContextReset(value_context);
-		bf_adder_add(adder, hash);
+		fold->each(state, hash);
 	}
 	array_free_iterator(iterator);
 
-	if (filter == NULL)
+	if (encoder == NULL)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-	bf_adder_flush(adder);
-	pfree(adder);
 	MemoryContextDelete(value_context);
-	PG_RETURN_POINTER(filter);
+	result = fold->finish(state);
+	if (result == NULL)
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	PG_RETURN_POINTER(result);
+}
+
+Datum
+bloom_array_fold(FunctionCallInfo fcinfo, const BloomArrayFold *fold, void *state)
+{
+	return bloom_array_fold_inline(fcinfo, fold, state);
+}
+
+/* bloom_add_all's fold: one copy of the filter, set through the prefetching adder. */
+typedef struct BloomAddAll
+{
+	BloomFilter *filter;
+	bf_adder   *adder;
+} BloomAddAll;
+
+static BloomEncoder *
+bloom_add_all_first(FunctionCallInfo fcinfo, Oid element_type, void *state, uint8 **flags)
+{
+	BloomAddAll *add = (BloomAddAll *) state;
+	BloomView	view;
+
+	bloom_getarg(fcinfo, 0, &view);
+	add->filter = bloom_copy(&view);
+	/* prefetching only for a filter larger than the cache (core_probe.h) */
+	add->adder = (bf_adder *) palloc(sizeof(bf_adder));
+	bf_adder_init(add->adder, add->filter->bits, add->filter->m, add->filter->k,
+				  add->filter->hash_scheme);
+	*flags = &add->filter->flags;
+	return bloom_call_encoder_of_type(fcinfo, 1, element_type);
+}
+
+static void
+bloom_add_all_each(void *state, bf_hash hash)
+{
+	bf_adder_add(((BloomAddAll *) state)->adder, hash);
+}
+
+static void *
+bloom_add_all_finish(void *state)
+{
+	BloomAddAll *add = (BloomAddAll *) state;
+
+	bf_adder_flush(add->adder);
+	pfree(add->adder);
+	return add->filter;
+}
+
+/*
+ * bloom_add of every element of an array, in turn, into one copy of the
+ * filter: the same bits and flags as a chain of bloom_add, for one rewrite
+ * of a stored filter instead of one per value.  NULL elements are skipped;
+ * a NULL array, or one with no element that is not NULL, leaves the filter
+ * as it is, the very same datum, as bloom_add's NULL value does.
+ */
+PG_FUNCTION_INFO_V1(bloom_add_all);
+Datum
+bloom_add_all(PG_FUNCTION_ARGS)
+{
+	static const BloomArrayFold fold = {
+		bloom_add_all_first, bloom_add_all_each, bloom_add_all_finish, true
+	};
+	BloomAddAll state;
+
+	return bloom_array_fold_inline(fcinfo, &fold, &state);
 }
 
 PG_FUNCTION_INFO_V1(bloom_contains);

@@ -322,6 +322,32 @@ bloom_call_encoder(FunctionCallInfo fcinfo, int argno)
 }
 
 /*
+ * What bloom_array_fold does with an array's values.  first runs at the
+ * first non-NULL element: it reads and copies the filter argument, points
+ * *flags at the copy's flags, which every hash reads and, when
+ * extend_flags, extends as bloom_add does, and returns the encoder for the
+ * elements' type.  each takes one value's hash; finish returns the new
+ * filter, or NULL when nothing changed.
+ */
+typedef struct BloomArrayFold
+{
+	BloomEncoder *(*first) (FunctionCallInfo fcinfo, Oid element_type, void *state,
+							uint8 **flags);
+	void		(*each) (void *state, bf_hash hash);
+	void	   *(*finish) (void *state);
+	bool		extend_flags;
+} BloomArrayFold;
+
+/*
+ * The body of bloom_add_all and its kin (bloom_element.c): the filter in
+ * argument 0 with the non-NULL elements of the array in argument 1 hashed
+ * in turn and handed to fold, what hashing one allocates freed before the
+ * next.  A NULL filter gives NULL; a NULL array, one with only NULL
+ * elements, or a fold that changes nothing, returns argument 0 itself.
+ */
+extern Datum bloom_array_fold(FunctionCallInfo fcinfo, const BloomArrayFold *fold, void *state);
+
+/*
  * bloomfilter.auto_prefilter and its settings, and the planner hook that
  * adds the prefilters (bloom_autoprefilter.c); called by _PG_init.
  */

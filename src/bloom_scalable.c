@@ -231,20 +231,6 @@ scalable_add_hash(ScalableFilter *filter, bf_scalable_view *view, bf_hash hash,
 	return filter;
 }
 
-/* The value's hash for the filter, whose flags it may extend (an add). */
-static inline bf_hash
-scalable_hash_value(BloomEncoder *encoder, Datum value, uint8 *body, bf_scalable_view *view,
-					bool adding)
-{
-	bf_hash		hash;
-
-	if (!adding)
-		return bloom_encoder_hash(encoder, value, view->params.flags, NULL);
-	hash = bloom_encoder_hash(encoder, value, view->params.flags, &view->params.flags);
-	body[1] = view->params.flags;
-	return hash;
-}
-
 /* ---- type I/O ---- */
 
 PG_FUNCTION_INFO_V1(scalable_bloom_in);
@@ -387,9 +373,47 @@ scalable_bloom_add(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	scalable_getarg(fcinfo, 0, &arg);
 	filter = scalable_copy(&arg, &view);
-	hash = scalable_hash_value(scalable_encoder_of_arg(fcinfo, 1), PG_GETARG_DATUM(1),
-							   filter->body, &view, true);
+	hash = bloom_encoder_hash(scalable_encoder_of_arg(fcinfo, 1), PG_GETARG_DATUM(1),
+							  view.params.flags, &view.params.flags);
+	filter->body[1] = view.params.flags;
 	PG_RETURN_POINTER(scalable_add_hash(filter, &view, hash, "bloom_add"));
+}
+
+/* The fold of bloom_add_all (bloom_array_fold): one copy, growing stages as it fills. */
+typedef struct ScalableAddAll
+{
+	ScalableFilter *filter;
+	bf_scalable_view view;
+} ScalableAddAll;
+
+static BloomEncoder *
+scalable_add_all_first(FunctionCallInfo fcinfo, Oid element_type, void *state, uint8 **flags)
+{
+	ScalableAddAll *add = (ScalableAddAll *) state;
+	ScalableArg arg;
+
+	scalable_getarg(fcinfo, 0, &arg);
+	add->filter = scalable_copy(&arg, &add->view);
+	*flags = &add->view.params.flags;
+	return scalable_encoder(fcinfo, element_type);
+}
+
+static void
+scalable_add_all_each(void *state, bf_hash hash)
+{
+	ScalableAddAll *add = (ScalableAddAll *) state;
+
+	add->filter = scalable_add_hash(add->filter, &add->view, hash, "bloom_add_all");
+}
+
+static void *
+scalable_add_all_finish(void *state)
+{
+	ScalableAddAll *add = (ScalableAddAll *) state;
+
+	/* the flags the values' types extended, stored as bloom_add stores them */
+	add->filter->body[1] = add->view.params.flags;
+	return add->filter;
 }
 
 /*
@@ -401,50 +425,12 @@ PG_FUNCTION_INFO_V1(scalable_bloom_add_all);
 Datum
 scalable_bloom_add_all(PG_FUNCTION_ARGS)
 {
-	ArrayType  *values;
-	ArrayIterator iterator;
-	ScalableArg arg;
-	bf_scalable_view view;
-	BloomEncoder *encoder = NULL;
-	ScalableFilter *filter = NULL;
-	MemoryContext value_context = NULL;
-	Datum		value;
-	bool		isnull;
+	static const BloomArrayFold fold = {
+		scalable_add_all_first, scalable_add_all_each, scalable_add_all_finish, true
+	};
+	ScalableAddAll state;
 
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	if (PG_ARGISNULL(1))
-		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-	values = PG_GETARG_ARRAYTYPE_P(1);
-	iterator = array_create_iterator(values, 0, NULL);
-	while (array_iterate(iterator, &value, &isnull))
-	{
-		MemoryContext old_context;
-		bf_hash		hash;
-
-		CHECK_FOR_INTERRUPTS();
-		if (isnull)
-			continue;
-		if (filter == NULL)
-		{
-			scalable_getarg(fcinfo, 0, &arg);
-			filter = scalable_copy(&arg, &view);
-			encoder = scalable_encoder(fcinfo, ARR_ELEMTYPE(values));
-			value_context = AllocSetContextCreate(CurrentMemoryContext,
-												  "scalable bloom_add_all value",
-												  ALLOCSET_SMALL_SIZES);
-		}
-		old_context = MemoryContextSwitchTo(value_context);
-		hash = scalable_hash_value(encoder, value, filter->body, &view, true);
-		MemoryContextSwitchTo(old_context);
-		MemoryContextReset(value_context);
-		filter = scalable_add_hash(filter, &view, hash, "bloom_add_all");
-	}
-	array_free_iterator(iterator);
-	if (filter == NULL)
-		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-	MemoryContextDelete(value_context);
-	PG_RETURN_POINTER(filter);
+	return bloom_array_fold(fcinfo, &fold, &state);
 }
 
 static bool
