@@ -412,9 +412,7 @@ counting_args_equal(FunctionCallInfo fcinfo)
 
 	counting_getarg(fcinfo, 0, &a);
 	counting_getarg(fcinfo, 1, &b);
-	return a.header.m == b.header.m && a.header.k == b.header.k &&
-		a.header.hash_scheme == b.header.hash_scheme && a.header.flags == b.header.flags &&
-		memcmp(a.bits, b.bits, a.nbytes) == 0;
+	return bloom_views_equal(&a, &b, true);
 }
 
 PG_FUNCTION_INFO_V1(counting_bloom_eq);
@@ -431,35 +429,6 @@ counting_bloom_ne(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(!counting_args_equal(fcinfo));
 }
 
-/*
- * XXH3-64 with the seed over what equality compares: hash_scheme, k,
- * flags (1 byte each), m (8 bytes little-endian), then the counters, which
- * are byte-order independent; in strides, so a query can be cancelled.
- */
-static uint64
-counting_hash_view(const BloomView *view, uint64 seed)
-{
-	XXH3_state_t state;
-	uint8		header[11];
-	size_t		offset;
-
-	header[0] = view->header.hash_scheme;
-	header[1] = view->header.k;
-	header[2] = view->header.flags;
-	for (int i = 0; i < 8; i++)
-		header[3 + i] = (uint8) (view->header.m >> (8 * i));
-	memset(&state, 0, sizeof(state));	/* the reset reads two fields first */
-	XXH3_64bits_reset_withSeed(&state, seed);
-	XXH3_64bits_update(&state, header, sizeof(header));
-	for (offset = 0; offset < view->nbytes; offset += BF_INTERRUPT_STRIDE)
-	{
-		CHECK_FOR_INTERRUPTS();
-		XXH3_64bits_update(&state, view->bits + offset,
-						   Min(BF_INTERRUPT_STRIDE, view->nbytes - offset));
-	}
-	return XXH3_64bits_digest(&state);
-}
-
 PG_FUNCTION_INFO_V1(counting_bloom_hash);
 Datum
 counting_bloom_hash(PG_FUNCTION_ARGS)
@@ -467,7 +436,7 @@ counting_bloom_hash(PG_FUNCTION_ARGS)
 	BloomView	view;
 
 	counting_getarg(fcinfo, 0, &view);
-	PG_RETURN_INT32((int32) (uint32) counting_hash_view(&view, 0));
+	PG_RETURN_INT32((int32) (uint32) bloom_hash_view(&view, true, 0));
 }
 
 PG_FUNCTION_INFO_V1(counting_bloom_hash_extended);
@@ -477,5 +446,5 @@ counting_bloom_hash_extended(PG_FUNCTION_ARGS)
 	BloomView	view;
 
 	counting_getarg(fcinfo, 0, &view);
-	PG_RETURN_INT64((int64) counting_hash_view(&view, (uint64) PG_GETARG_INT64(1)));
+	PG_RETURN_INT64((int64) bloom_hash_view(&view, true, (uint64) PG_GETARG_INT64(1)));
 }

@@ -322,6 +322,20 @@ bloom_call_encoder(FunctionCallInfo fcinfo, int argno)
 }
 
 /*
+ * Equality and hashing of whole filters (bloom_compare.c), shared by every
+ * filter type's = and hash operator class.  bloom_views_equal: the same m,
+ * k, hash scheme, bits (or counters) and, when compare_flags, flags.
+ * bloom_hash_view: XXH3-64 with the seed of what bloom_views_equal
+ * compares.  bloom_hash_payload: XXH3-64 with the seed of prefix and then
+ * bytes, these a stride at a time so that a query can be cancelled.  The
+ * hashes must never change: hash indexes and hash partitions store them.
+ */
+extern bool bloom_views_equal(const BloomView *a, const BloomView *b, bool compare_flags);
+extern uint64 bloom_hash_view(const BloomView *view, bool hash_flags, uint64 seed);
+extern uint64 bloom_hash_payload(const uint8 *prefix, size_t prefix_length, const uint8 *bytes,
+								 size_t nbytes, uint64 seed);
+
+/*
  * What bloom_array_fold does with an array's values.  first runs at the
  * first non-NULL element: it reads and copies the filter argument, points
  * *flags at the copy's flags, which every hash reads and, when

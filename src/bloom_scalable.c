@@ -671,21 +671,11 @@ scalable_bloom_ne(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(!scalable_args_equal(fcinfo));
 }
 
-/* XXH3-64 of the stored bytes (the same on every machine), a stride at a time. */
+/* XXH3-64 of the stored bytes, the same on every machine. */
 static uint64
 scalable_hash_body(const ScalableArg *arg, uint64 seed)
 {
-	XXH3_state_t state;
-
-	memset(&state, 0, sizeof(state));
-	XXH3_64bits_reset_withSeed(&state, seed);
-	for (size_t offset = 0; offset < arg->view->length; offset += BF_INTERRUPT_STRIDE)
-	{
-		CHECK_FOR_INTERRUPTS();
-		XXH3_64bits_update(&state, arg->body + offset,
-						   Min(BF_INTERRUPT_STRIDE, arg->view->length - offset));
-	}
-	return XXH3_64bits_digest(&state);
+	return bloom_hash_payload(NULL, 0, arg->body, arg->view->length, seed);
 }
 
 PG_FUNCTION_INFO_V1(scalable_bloom_hash);
