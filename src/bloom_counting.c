@@ -17,9 +17,6 @@
 
 #include "access/htup_details.h"
 #include "funcapi.h"
-#include "miscadmin.h"
-#include "utils/array.h"
-#include "utils/memutils.h"
 
 /* ---- shapes ---- */
 

@@ -12,7 +12,6 @@
 #include "bloom_counting.h"
 
 #include "access/detoast.h"
-#include "libpq/pqformat.h"
 #include "utils/memutils.h"
 
 static bf_status
@@ -31,20 +30,10 @@ counting_view_bytes_status(const uint8_t *body, size_t length, BloomView *view)
 	return status;
 }
 
-static void
-counting_raise_invalid_value(bf_status status)
-{
-	if (status != BF_OK)
-		ereport(ERROR,
-				errcode(ERRCODE_DATA_CORRUPTED),
-				errmsg("invalid counting_bloom value"),
-				errdetail("%s", bf_status_message(status)));
-}
-
 void
 counting_view_bytes(const uint8 *body, size_t length, BloomView *view)
 {
-	counting_raise_invalid_value(counting_view_bytes_status(body, length, view));
+	bloom_raise_invalid_value("counting_bloom", counting_view_bytes_status(body, length, view));
 }
 
 void
@@ -73,7 +62,7 @@ counting_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view)
 	if (status != BF_OK)
 	{
 		pfree(copy);
-		counting_raise_invalid_value(status);
+		bloom_raise_invalid_value("counting_bloom", status);
 	}
 	if (entry->allocation != NULL)
 		pfree(entry->allocation);
@@ -164,11 +153,8 @@ counting_bloom_in(PG_FUNCTION_ARGS)
 	CountingBloomFilter *filter = NULL;
 	bf_status	status = counting_decode_text(text, strlen(text), &filter);
 
-	if (status != BF_OK)
-		ereturn(fcinfo->context, (Datum) 0,
-				errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				errmsg("invalid input syntax for type counting_bloom"),
-				errdetail("%s", bf_status_message(status)));
+	if (!bloom_input_status(fcinfo->context, "counting_bloom", status))
+		return (Datum) 0;
 	PG_RETURN_POINTER(filter);
 }
 
@@ -198,21 +184,16 @@ PG_FUNCTION_INFO_V1(counting_bloom_recv);
 Datum
 counting_bloom_recv(PG_FUNCTION_ARGS)
 {
-	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
-	const uint8_t *data = (const uint8_t *) buf->data + buf->cursor;
-	size_t		len = buf->len - buf->cursor;
+	size_t		len;
+	const uint8 *data = bloom_recv_take((StringInfo) PG_GETARG_POINTER(0), "counting_bloom",
+										BF_COUNTING_TOO_LARGE, &len);
 	BloomView	view;
 	bf_status	status;
 
-	/* the filter is no larger than what was received, which must fit */
-	if (len > BLOOM_MAX_VARLENA_BYTES - VARHDRSZ)
-		status = BF_COUNTING_TOO_LARGE;
-	else
-		status = bf_counting_binary_decode(data, len, &view.header, &view.bits);
+	status = bf_counting_binary_decode(data, len, &view.header, &view.bits);
 	if (status != BF_OK)
 		bloom_raise_invalid_binary("counting_bloom", bf_status_message(status));
 	view.nbytes = bf_counting_payload_bytes(view.header.m);
-	buf->cursor = buf->len;
 	PG_RETURN_POINTER(counting_copy(&view));
 }
 
@@ -221,14 +202,7 @@ Datum
 counting_bloom_send(PG_FUNCTION_ARGS)
 {
 	BloomView	view;
-	uint8		header[BF_BINARY_HEADER_BYTES];
-	StringInfoData buf;
 
 	counting_getarg(fcinfo, 0, &view);
-	bf_binary_encode_header(&view.header, header);
-	pq_begintypsend(&buf);
-	enlargeStringInfo(&buf, sizeof(header) + view.nbytes);
-	pq_sendbytes(&buf, (const char *) header, sizeof(header));
-	pq_sendbytes(&buf, (const char *) view.bits, (int) view.nbytes);
-	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+	PG_RETURN_BYTEA_P(bloom_send_view(&view));
 }

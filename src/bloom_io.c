@@ -5,6 +5,8 @@
  * and binary input accept exactly the same filters (every header field, the
  * bit array length and the padding bits are checked), and nothing is
  * allocated until the input's size has been checked against what it claims.
+ * The helpers before bloom_in serve counting_bloom's and scalable_bloom's
+ * I/O too.
  */
 #include "postgres.h"
 
@@ -45,6 +47,45 @@ bloom_decode_text(const char *text, size_t len, BloomFilter **result)
 	return BF_OK;
 }
 
+bool
+bloom_input_status(Node *escontext, const char *type_name, bf_status status)
+{
+	if (status == BF_OK)
+		return true;
+	ereturn(escontext, false,
+			errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+			errmsg("invalid input syntax for type %s", type_name),
+			errdetail("%s", bf_status_message(status)));
+}
+
+const uint8 *
+bloom_recv_take(StringInfo buf, const char *type_name, bf_status too_large, size_t *length)
+{
+	const uint8 *data = (const uint8 *) buf->data + buf->cursor;
+	size_t		len = buf->len - buf->cursor;
+
+	/* the value is no larger than what was received, which must fit */
+	if (len > BLOOM_MAX_VARLENA_BYTES - VARHDRSZ)
+		bloom_raise_invalid_binary(type_name, bf_status_message(too_large));
+	buf->cursor = buf->len;
+	*length = len;
+	return data;
+}
+
+bytea *
+bloom_send_view(const BloomView *view)
+{
+	uint8		header[BF_BINARY_HEADER_BYTES];
+	StringInfoData buf;
+
+	bf_binary_encode_header(&view->header, header);
+	pq_begintypsend(&buf);
+	enlargeStringInfo(&buf, sizeof(header) + view->nbytes);
+	pq_sendbytes(&buf, (const char *) header, sizeof(header));
+	pq_sendbytes(&buf, (const char *) view->bits, (int) view->nbytes);
+	return pq_endtypsend(&buf);
+}
+
 PG_FUNCTION_INFO_V1(bloom_in);
 Datum
 bloom_in(PG_FUNCTION_ARGS)
@@ -54,14 +95,8 @@ bloom_in(PG_FUNCTION_ARGS)
 	bf_status	status;
 
 	status = bloom_decode_text(text, strlen(text), &filter);
-	if (status != BF_OK)
-	{
-		/* a soft error where the caller asked for one (pg_input_is_valid) */
-		ereturn(fcinfo->context, (Datum) 0,
-				errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				errmsg("invalid input syntax for type bloom"),
-				errdetail("%s", bf_status_message(status)));
-	}
+	if (!bloom_input_status(fcinfo->context, "bloom", status))
+		return (Datum) 0;
 	PG_RETURN_POINTER(filter);
 }
 
@@ -114,25 +149,16 @@ PG_FUNCTION_INFO_V1(bloom_recv);
 Datum
 bloom_recv(PG_FUNCTION_ARGS)
 {
-	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
-	const uint8_t *data = (const uint8_t *) buf->data + buf->cursor;
-	size_t		len = buf->len - buf->cursor;
+	size_t		len;
+	const uint8 *data = bloom_recv_take((StringInfo) PG_GETARG_POINTER(0), "bloom",
+										BF_TOO_LARGE, &len);
 	BloomView	view;
 	bf_status	status;
 
-	/* The filter is no larger than what was received, which must fit. */
-	if (len > BLOOM_MAX_VARLENA_BYTES - VARHDRSZ)
-		status = BF_TOO_LARGE;
-	else
-		status = bf_binary_decode(data, len, &view.header, &view.bits);
+	status = bf_binary_decode(data, len, &view.header, &view.bits);
 	if (status != BF_OK)
-		ereport(ERROR,
-				errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-				errmsg("invalid external binary representation for type bloom"),
-				errdetail("%s", bf_status_message(status)));
-
+		bloom_raise_invalid_binary("bloom", bf_status_message(status));
 	view.nbytes = bloom_payload_bytes(view.header.m);
-	buf->cursor = buf->len;
 	PG_RETURN_POINTER(bloom_copy(&view));
 }
 
@@ -141,15 +167,7 @@ Datum
 bloom_send(PG_FUNCTION_ARGS)
 {
 	BloomView	view;
-	uint8		header[BF_BINARY_HEADER_BYTES];
-	StringInfoData buf;
 
 	bloom_getarg(fcinfo, 0, &view);
-	bf_binary_encode_header(&view.header, header);
-
-	pq_begintypsend(&buf);
-	enlargeStringInfo(&buf, sizeof(header) + view.nbytes);
-	pq_sendbytes(&buf, (const char *) header, sizeof(header));
-	pq_sendbytes(&buf, (const char *) view.bits, (int) view.nbytes);
-	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+	PG_RETURN_BYTEA_P(bloom_send_view(&view));
 }

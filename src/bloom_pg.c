@@ -48,13 +48,13 @@ bloom_view_bytes_status(const uint8_t *body, size_t length, BloomView *view)
 	return status;
 }
 
-static void
-bloom_raise_invalid_value(bf_status status)
+void
+bloom_raise_invalid_value(const char *type_name, bf_status status)
 {
 	if (status != BF_OK)
 		ereport(ERROR,
 				errcode(ERRCODE_DATA_CORRUPTED),
-				errmsg("invalid bloom filter value"),
+				errmsg("invalid %s value", type_name),
 				errdetail("%s", bf_status_message(status)));
 }
 
@@ -91,13 +91,13 @@ bloom_raise_invalid_binary(const char *type_name, const char *problem)
 void
 bloom_view_datum(Datum datum, BloomView *view)
 {
-	bloom_raise_invalid_value(bloom_view_datum_status(datum, view));
+	bloom_raise_invalid_value("bloom filter", bloom_view_datum_status(datum, view));
 }
 
 void
 bloom_view_bytes(const uint8 *body, size_t length, BloomView *view)
 {
-	bloom_raise_invalid_value(bloom_view_bytes_status(body, length, view));
+	bloom_raise_invalid_value("bloom filter", bloom_view_bytes_status(body, length, view));
 }
 
 void

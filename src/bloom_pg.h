@@ -12,6 +12,7 @@
 #include "bloom_compat.h"
 
 #include "fmgr.h"
+#include "lib/stringinfo.h"
 #include "nodes/primnodes.h"
 #include "port/pg_bswap.h"
 
@@ -162,6 +163,25 @@ extern BloomFilter *bloom_setop_fold(BloomSetOp op, const char *operation,
  * together; problem is a sentence for the detail.
  */
 pg_noreturn extern void bloom_raise_invalid_binary(const char *type_name, const char *problem);
+
+/* ERROR XX001 for a damaged stored value of type type_name, unless status is BF_OK. */
+extern void bloom_raise_invalid_value(const char *type_name, bf_status status);
+
+/*
+ * The input helpers every filter type's I/O shares (bloom_io.c).
+ * bloom_input_status: true for BF_OK; else it reports invalid input syntax
+ * for type type_name, with status for the detail, as an ERROR or, where the
+ * caller asked for one (pg_input_is_valid), a soft error, and returns
+ * false.  bloom_recv_take: the bytes of a binary input not read yet, all
+ * taken (the cursor moves to the end); ERROR 22P03 with too_large for the
+ * detail when they are more than a value can hold, before anything is
+ * allocated for them.  bloom_send_view: the binary form of a filter (or
+ * counting filter) of the view: its binary header, then its bits.
+ */
+extern bool bloom_input_status(Node *escontext, const char *type_name, bf_status status);
+extern const uint8 *bloom_recv_take(StringInfo buf, const char *type_name, bf_status too_large,
+									size_t *length);
+extern bytea *bloom_send_view(const BloomView *view);
 
 /* The type's input function (bloom_io.c), by which the type is recognized. */
 extern PGDLLEXPORT Datum bloom_in(PG_FUNCTION_ARGS);

@@ -19,21 +19,10 @@
 #include "funcapi.h"
 #include "libpq/pqformat.h"
 #include "miscadmin.h"
-#include "utils/array.h"
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
 /* ---- reading values ---- */
-
-static void
-scalable_raise_invalid(bf_status status)
-{
-	if (status != BF_OK)
-		ereport(ERROR,
-				errcode(ERRCODE_DATA_CORRUPTED),
-				errmsg("invalid scalable_bloom value"),
-				errdetail("%s", bf_status_message(status)));
-}
 
 /*
  * The call site's copy of a stored (TOASTed) filter argument, kept for the
@@ -70,8 +59,9 @@ scalable_view_datum(Datum datum, ScalableArg *arg)
 	struct varlena *value = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(datum));
 
 	arg->body = (const uint8 *) VARDATA_ANY(value);
-	scalable_raise_invalid(bf_scalable_parse(arg->body, VARSIZE_ANY_EXHDR(value), false,
-											 &arg->own));
+	bloom_raise_invalid_value("scalable_bloom",
+							  bf_scalable_parse(arg->body, VARSIZE_ANY_EXHDR(value), false,
+												&arg->own));
 	arg->view = &arg->own;
 }
 
@@ -102,8 +92,9 @@ scalable_getarg(FunctionCallInfo fcinfo, int argno, ScalableArg *arg)
 		copy = detoast_attr(value);
 		MemoryContextSwitchTo(old_context);
 		slot->body = (uint8 *) VARDATA(copy);
-		scalable_raise_invalid(bf_scalable_parse(slot->body, VARSIZE(copy) - VARHDRSZ, false,
-												 &slot->view));
+		bloom_raise_invalid_value("scalable_bloom",
+								  bf_scalable_parse(slot->body, VARSIZE(copy) - VARHDRSZ, false,
+													&slot->view));
 		memcpy(slot->toast_pointer, VARDATA_EXTERNAL(value), sizeof(slot->toast_pointer));
 		slot->valid = true;
 	}
@@ -253,11 +244,8 @@ scalable_bloom_in(PG_FUNCTION_ARGS)
 	}
 	if (status == BF_OK)
 		status = bf_scalable_parse(filter->body, body_len, true, &view);
-	if (status != BF_OK)
-		ereturn(fcinfo->context, (Datum) 0,
-				errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				errmsg("invalid input syntax for type scalable_bloom"),
-				errdetail("%s", bf_status_message(status)));
+	if (!bloom_input_status(fcinfo->context, "scalable_bloom", status))
+		return (Datum) 0;
 	PG_RETURN_POINTER(filter);
 }
 
@@ -287,22 +275,18 @@ PG_FUNCTION_INFO_V1(scalable_bloom_recv);
 Datum
 scalable_bloom_recv(PG_FUNCTION_ARGS)
 {
-	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
-	const uint8 *data = (const uint8 *) buf->data + buf->cursor;
-	size_t		len = buf->len - buf->cursor;
+	size_t		len;
+	const uint8 *data = bloom_recv_take((StringInfo) PG_GETARG_POINTER(0), "scalable_bloom",
+										BF_TOO_LARGE, &len);
 	bf_scalable_view view;
 	bf_status	status;
 	ScalableFilter *filter;
 
 	status = bf_scalable_parse(data, len, true, &view);
 	if (status != BF_OK)
-		ereport(ERROR,
-				errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-				errmsg("invalid external binary representation for type scalable_bloom"),
-				errdetail("%s", bf_status_message(status)));
+		bloom_raise_invalid_binary("scalable_bloom", bf_status_message(status));
 	filter = scalable_alloc(len);
 	bloom_fill_bits(filter->body, data, len);
-	buf->cursor = buf->len;
 	PG_RETURN_POINTER(filter);
 }
 
