@@ -45,7 +45,6 @@
 
 #include "bloom_agg.h"
 
-#include "catalog/pg_type.h"
 #include "utils/float.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -376,22 +375,6 @@ bloom_agg_like_transfn(PG_FUNCTION_ARGS)
 	if (!PG_ARGISNULL(1) && state->filter != NULL)
 		bloom_agg_state_add(fcinfo, state);
 	PG_RETURN_POINTER(state);
-}
-
-/* false_positive_rate and capacity of the call, if both are constants. */
-static bool
-bloom_agg_call_request(FunctionCallInfo fcinfo, double *p, int64 *n)
-{
-	Aggref	   *aggref = bloom_agg_call(fcinfo);
-	Datum		p_datum;
-	Datum		n_datum;
-
-	if (!bloom_agg_call_constant(aggref, 1, FLOAT8OID, &p_datum) ||
-		!bloom_agg_call_constant(aggref, 2, INT8OID, &n_datum))
-		return false;
-	*p = DatumGetFloat8(p_datum);
-	*n = DatumGetInt64(n_datum);
-	return true;
 }
 
 PG_FUNCTION_INFO_V1(bloom_agg_finalfn);

@@ -39,6 +39,13 @@ extern Aggref *bloom_agg_call(FunctionCallInfo fcinfo);
 extern bool bloom_agg_call_constant(Aggref *aggref, int argno, Oid typid, Datum *value);
 
 /*
+ * The false_positive_rate and capacity (arguments 1 and 2) of the aggregate
+ * call being finalized, if both are constants: what bloom_agg and
+ * counting_bloom_agg return with no rows.
+ */
+extern bool bloom_agg_call_request(FunctionCallInfo fcinfo, double *p, int64 *n);
+
+/*
  * Transition states that are values (1.3): an aggregate's state is an
  * expanded object (utils/expandeddatum.h) of a real type, so that Citus can
  * split the aggregate and a parallel plan needs no serialize functions.  The

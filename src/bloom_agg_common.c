@@ -13,6 +13,7 @@
 
 #include "bloom_agg.h"
 
+#include "catalog/pg_type.h"
 #include "nodes/plannodes.h"
 #include "parser/parsetree.h"
 #include "utils/float.h"
@@ -138,6 +139,21 @@ bloom_agg_call_constant(Aggref *aggref, int argno, Oid typid, Datum *value)
 	if (!IsA(arg, Const) || arg->constisnull || arg->consttype != typid)
 		return false;
 	*value = arg->constvalue;
+	return true;
+}
+
+bool
+bloom_agg_call_request(FunctionCallInfo fcinfo, double *p, int64 *n)
+{
+	Aggref	   *aggref = bloom_agg_call(fcinfo);
+	Datum		p_datum;
+	Datum		n_datum;
+
+	if (!bloom_agg_call_constant(aggref, 1, FLOAT8OID, &p_datum) ||
+		!bloom_agg_call_constant(aggref, 2, INT8OID, &n_datum))
+		return false;
+	*p = DatumGetFloat8(p_datum);
+	*n = DatumGetInt64(n_datum);
 	return true;
 }
 

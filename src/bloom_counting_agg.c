@@ -29,7 +29,6 @@
 #include "bloom_agg.h"
 #include "bloom_counting.h"
 
-#include "catalog/pg_type.h"
 #include "utils/float.h"
 
 /* The aggregate's request, and the shape it gives (the bloom_hashed form caches it per call site). */
@@ -44,22 +43,6 @@ counting_agg_request_args(FunctionCallInfo fcinfo, int argno, double *p, int64 *
 	*n = PG_GETARG_INT64(argno + 1);
 }
 
-/* The false_positive_rate and capacity of the aggregate call, if both are constants. */
-static bool
-counting_agg_call_request(FunctionCallInfo fcinfo, double *p, int64 *n)
-{
-	Aggref	   *aggref = bloom_agg_call(fcinfo);
-	Datum		p_datum;
-	Datum		n_datum;
-
-	if (!bloom_agg_call_constant(aggref, 1, FLOAT8OID, &p_datum) ||
-		!bloom_agg_call_constant(aggref, 2, INT8OID, &n_datum))
-		return false;
-	*p = DatumGetFloat8(p_datum);
-	*n = DatumGetInt64(n_datum);
-	return true;
-}
-
 /* No rows: the empty filter of a constant request, or SQL NULL. */
 static Datum
 counting_agg_no_rows(FunctionCallInfo fcinfo)
@@ -68,7 +51,7 @@ counting_agg_no_rows(FunctionCallInfo fcinfo)
 	double		p;
 	int64		n;
 
-	if (!AggCheckCallContext(fcinfo, NULL) || !counting_agg_call_request(fcinfo, &p, &n))
+	if (!AggCheckCallContext(fcinfo, NULL) || !bloom_agg_call_request(fcinfo, &p, &n))
 		PG_RETURN_NULL();
 	counting_shape("counting_bloom_agg", p, n, &shape);
 	PG_RETURN_POINTER(counting_alloc(&shape, NULL));
