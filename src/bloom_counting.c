@@ -54,15 +54,9 @@ counting_shape(const char *operation, double p, int64 n, BloomHeader *shape)
 void
 counting_require_same_shape(const char *operation, const BloomView *a, const BloomView *b)
 {
-	if (a->header.m != b->header.m || a->header.k != b->header.k ||
-		a->header.hash_scheme != b->header.hash_scheme)
-		ereport(ERROR,
-				errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				errmsg("%s requires counting filters of the same shape", operation),
-				errdetail("One filter has m = " UINT64_FORMAT ", k = %u, hash scheme %u; the other has m = " UINT64_FORMAT ", k = %u, hash scheme %u.",
-						  a->header.m, a->header.k, a->header.hash_scheme,
-						  b->header.m, b->header.k, b->header.hash_scheme),
-				errhint("Combine only filters created with the same false_positive_rate and capacity, or the same m and k."));
+	bloom_require_same_shape_of(operation, "counting filters",
+								"Combine only filters created with the same false_positive_rate and capacity, or the same m and k.",
+								a, b);
 }
 
 PG_FUNCTION_INFO_V1(counting_bloom_empty);

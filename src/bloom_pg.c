@@ -267,17 +267,26 @@ bloom_copy(const BloomView *view)
 }
 
 void
-bloom_require_same_shape(const char *operation, const BloomView *a, const BloomView *b)
+bloom_require_same_shape_of(const char *operation, const char *filters, const char *hint,
+							const BloomView *a, const BloomView *b)
 {
 	if (a->header.m != b->header.m || a->header.k != b->header.k ||
 		a->header.hash_scheme != b->header.hash_scheme)
 		ereport(ERROR,
 				errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				errmsg("%s requires bloom filters of the same shape", operation),
+				errmsg("%s requires %s of the same shape", operation, filters),
 				errdetail("One filter has m = " UINT64_FORMAT ", k = %u, hash scheme %u; the other has m = " UINT64_FORMAT ", k = %u, hash scheme %u.",
 						  a->header.m, a->header.k, a->header.hash_scheme,
 						  b->header.m, b->header.k, b->header.hash_scheme),
-				errhint("Combine only filters created with the same false_positive_rate and capacity, or the same m and k; bloom_agg_like and bloom_empty_like build filters in the shape of another."));
+				errhint("%s", hint));
+}
+
+void
+bloom_require_same_shape(const char *operation, const BloomView *a, const BloomView *b)
+{
+	bloom_require_same_shape_of(operation, "bloom filters",
+								"Combine only filters created with the same false_positive_rate and capacity, or the same m and k; bloom_agg_like and bloom_empty_like build filters in the shape of another.",
+								a, b);
 }
 
 void

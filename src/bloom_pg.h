@@ -133,6 +133,11 @@ extern void bloom_parse_shape(const char *function, const char *text, size_t len
 extern void bloom_require_same_shape(const char *operation,
 									 const BloomView *a, const BloomView *b);
 
+/* The same check for filters of any type: filters and hint complete the message. */
+extern void bloom_require_same_shape_of(const char *operation, const char *filters,
+										const char *hint, const BloomView *a,
+										const BloomView *b);
+
 /*
  * Raise the ERROR for a failed shape check from bf_check_shape() or
  * bf_optimal_shape(): 22023 for arguments out of range, 54000 for a filter
