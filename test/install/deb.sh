@@ -161,6 +161,10 @@ else
 fi
 check "pg_regress at build time (dh_pgxs_test) on $MAJOR" "All $ntests tests passed." \
 	"$(grep -Eo "All [0-9]+ tests passed\." "$scratch/build.log" | tail -n 1)"
+# The package's flags (dpkg-buildflags: -O2, _FORTIFY_SOURCE) differ from
+# run.sh's build: a warning in our sources under them fails too.
+check "no compiler warning in our sources under the package's flags" "" \
+	"$(grep -E '(^|/)(src|test)/[^: ]+:[0-9]+(:[0-9]+)?: warning:' "$scratch/build.log" || true)"
 check "the build ran no scripts/run.sh (make test)" "" \
 	"$(grep -E '^==== (set-up|summary)' "$scratch/build.log" || true)"
 # Every install and upgrade script, the module and the control file.
