@@ -284,7 +284,7 @@ COMMENT ON AGGREGATE bloom_agg_like(pg_catalog.anyelement, bloom) IS
 -- existing type's preference and ALTER TYPE has no such option; the script
 -- runs as a superuser (trusted extensions too).
 UPDATE pg_catalog.pg_type SET typispreferred = true
-	WHERE oid = 'bloom'::pg_catalog.regtype;
+	WHERE pg_type.oid = 'bloom'::pg_catalog.regtype;
 
 CREATE TYPE scalable_bloom;
 
@@ -439,7 +439,7 @@ CREATE FUNCTION scalable_bloom_stages(scalable_bloom,
 	OUT target_false_positive_rate pg_catalog.float8,
 	OUT bits_set pg_catalog.int8,
 	OUT expected_false_positive_rate pg_catalog.float8)
-	RETURNS SETOF record
+	RETURNS SETOF pg_catalog.record
 	AS 'MODULE_PATHNAME', 'scalable_bloom_stages'
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 8;
 COMMENT ON FUNCTION scalable_bloom_stages(scalable_bloom) IS
