@@ -19,6 +19,15 @@
  */
 extern void counting_view_datum(Datum datum, BloomView *view);
 
+/*
+ * The same without the ERROR, for the planner and ANALYZE, which skip a
+ * damaged value: the view is valid only when BF_OK is returned.
+ */
+extern bf_status counting_view_datum_status(Datum datum, BloomView *view);
+
+/* The type's input function, by which the planner recognizes the type. */
+extern PGDLLEXPORT Datum counting_bloom_in(PG_FUNCTION_ARGS);
+
 /* The slow path of counting_getarg (bloom_counting_io.c). */
 extern void counting_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view);
 

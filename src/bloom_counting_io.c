@@ -75,13 +75,20 @@ counting_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view)
 	*view = checked;
 }
 
-void
-counting_view_datum(Datum datum, BloomView *view)
+bf_status
+counting_view_datum_status(Datum datum, BloomView *view)
 {
 	struct varlena *value;
 
 	value = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(datum));
-	counting_view_bytes((const uint8 *) VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value), view);
+	return counting_view_bytes_status((const uint8 *) VARDATA_ANY(value),
+									  VARSIZE_ANY_EXHDR(value), view);
+}
+
+void
+counting_view_datum(Datum datum, BloomView *view)
+{
+	bloom_raise_invalid_value("counting_bloom", counting_view_datum_status(datum, view));
 }
 
 void

@@ -2,18 +2,22 @@
 #
 # 1. pg_dump -Fc of a database holding filters (empty, m = 18, k = 1, k = 64,
 #    m = 1, filters of text values, a NULL, 2,000 small filters, and a
-#    1,000,000-value filter at p = 0.01, 1.2 MB, stored out of line), then
-#    pg_restore into a new database: every filter must be bit-identical (= with
-#    a recomputation, and the md5 of its bloom_send output and of its text
-#    form the same as in the source) and usable (contains every value it was
-#    built from).
+#    1,000,000-value filter at p = 0.01, 1.2 MB, stored out of line), and
+#    counting and scalable filters (inline and out of line, both hash
+#    schemes, counters saturated, values removed, 4 and 6 stages, a
+#    self-sized first stage, NULLs), then pg_restore into a new database:
+#    every filter must be bit-identical (= with a recomputation, and the md5
+#    of its binary output and of its text form the same as in the source) and
+#    usable (contains every value it holds, takes a new one).
 # 2. The same through COPY TO / COPY FROM, in text and in binary format.
 # 3. A crash: a bulk load of filters (an INSERT of two ~120 kB filters built
-#    by bloom_agg and an UPDATE of an earlier row, one transaction each) runs
-#    in the background; the server is stopped with pg_ctl -m immediate in the
-#    middle of it and restarted.  Every transaction the client saw committed
-#    must be there, and every filter intact (equal to a recomputation) and
-#    usable.
+#    by bloom_agg, a counting filter and a 2- or 3-stage scalable filter, and
+#    an UPDATE of an earlier row that adds 500 values to each, and removes
+#    its 500 oldest from the counting filter: a sliding window; one
+#    transaction each) runs in the background; the server is stopped with
+#    pg_ctl -m immediate in the middle of it and restarted.  Every
+#    transaction the client saw committed must be there, and every filter
+#    intact (equal to a recomputation) and usable.
 #
 # The filters, their recipes and the checks run on every copy are in
 # t/durability.sql.
@@ -63,8 +67,20 @@ check_sql('durable_source',
 	q{SELECT i.bytes = 1198152 AND pg_relation_size(reltoastrelid) > 1198152
 		AND pg_relation_size('filters') < 65536
 	 FROM filters, bloom_info(f) AS i, pg_class WHERE name = 'million' AND oid = 'filters'::regclass});
+check_sql('durable_source',
+	'the counting and scalable filters: 8 of 11 stored out of line, schemes 1 and 2, 1 to 6 stages, counters saturated',
+	q{SELECT count(*) FILTER (WHERE coalesce(pg_column_size(c), pg_column_size(s)) > 2000) = 8
+		AND pg_relation_size(reltoastrelid) > 4600000 AND pg_relation_size('sets') < 65536
+		AND array_agg(name ORDER BY name) FILTER (WHERE (bloom_info(c)).hash_scheme = 2
+			OR (SELECT bool_or(hash_scheme = 2) FROM scalable_bloom_stages(s)))
+			= '{counting-scheme2,scalable-scheme2}'
+		AND string_agg((bloom_info(s)).stages::text, ',' ORDER BY name) = '2,1,4,1,1,6'
+		AND sum((bloom_info(c)).counters_saturated) = 3
+	 FROM sets, pg_class WHERE oid = 'sets'::regclass GROUP BY reltoastrelid});
 check_lines($node->safe_psql('durable_source',
 	q{SELECT * FROM check_copy('filters', 'many', 'source')}));
+check_lines($node->safe_psql('durable_source',
+	q{SELECT * FROM check_sets('sets', 'source')}));
 my $source_digest = $node->safe_psql('durable_source', 'SELECT * FROM digest ORDER BY name');
 
 is(run_exit_code([ 'pg_dump', '-Fc', '-d', $node->connstr('durable_source'), '-f', "$work/dump" ]),
@@ -79,10 +95,12 @@ is( run_exit_code([
 	'pg_restore exits 0');
 check_lines($node->safe_psql('durable_restored',
 	q{SELECT * FROM check_copy('filters', 'many', 'pg_restore')}));
+check_lines($node->safe_psql('durable_restored',
+	q{SELECT * FROM check_sets('sets', 'pg_restore')}));
 my $restored_digest = $node->safe_psql('durable_restored', 'SELECT * FROM digest ORDER BY name');
 my $digests = scalar(my @digest_lines = split /\n/, $source_digest);
 ok($restored_digest eq $source_digest,
-	"pg_restore: md5 of bloom_send and of the text form identical to the source's ($digests digests)"
+	"pg_restore: md5 of the binary and of the text form identical to the source's ($digests digests)"
 ) or diag("pg_restore: digests differ from the source's:\nsource:\n$source_digest\n"
 	  . "restored:\n$restored_digest");
 
@@ -92,13 +110,18 @@ foreach my $format (qw(text binary))
 	$node->safe_psql('durable_source', <<"SQL");
 CREATE TABLE filters_$format (LIKE filters);
 CREATE TABLE many_$format (LIKE many);
+CREATE TABLE sets_$format (LIKE sets);
 \\copy filters TO '$work/filters.$format' WITH (FORMAT $format)
 \\copy many TO '$work/many.$format' WITH (FORMAT $format)
+\\copy sets TO '$work/sets.$format' WITH (FORMAT $format)
 \\copy filters_$format FROM '$work/filters.$format' WITH (FORMAT $format)
 \\copy many_$format FROM '$work/many.$format' WITH (FORMAT $format)
+\\copy sets_$format FROM '$work/sets.$format' WITH (FORMAT $format)
 SQL
 	check_lines($node->safe_psql('durable_source',
 		"SELECT * FROM check_copy('filters_$format', 'many_$format', 'COPY $format')"));
+	check_lines($node->safe_psql('durable_source',
+		"SELECT * FROM check_sets('sets_$format', 'COPY $format')"));
 	check_sql('durable_source',
 		"COPY $format: every filter bit-identical to its original (= and md5 of bloom_send)",
 		"SELECT count(*) = 10 AND bool_and(a.f IS NOT DISTINCT FROM b.f
@@ -107,6 +130,12 @@ SQL
 	check_sql('durable_source', "COPY $format: 2,000 small filters bit-identical",
 		"SELECT count(*) = 2000 AND bool_and(a.f = b.f AND bloom_send(a.f) = bloom_send(b.f))
 		 FROM many AS a FULL JOIN many_$format AS b USING (id)");
+	check_sql('durable_source',
+		"COPY $format: every counting and scalable filter bit-identical to its original (= and md5 of the binary form)",
+		"SELECT count(*) = 12 AND bool_and(a.c IS NOT DISTINCT FROM b.c AND a.s IS NOT DISTINCT FROM b.s
+			AND md5(coalesce(filter_send(a.c), filter_send(a.s)))
+				IS NOT DISTINCT FROM md5(coalesce(filter_send(b.c), filter_send(b.s))))
+		 FROM sets AS a FULL JOIN sets_$format AS b USING (name)");
 }
 
 # ---- 3. a crash in the middle of a bulk load ----
@@ -119,11 +148,14 @@ SQL
 $node->safe_psql('postgres', 'CREATE DATABASE durable_crash');
 $node->safe_psql('durable_crash', q{
 CREATE EXTENSION bloomfilter;
--- Row i holds the filters of lo..hi as integers (f) and as text (t).
-CREATE TABLE load (id int PRIMARY KEY, lo int NOT NULL, hi int NOT NULL, f bloom NOT NULL, t bloom NOT NULL);
+-- Row i holds the filters of lo..hi as integers (f), as text (t) and as a
+-- scalable filter (s), and the counting filter of the window clo..hi (c).
+CREATE TABLE load (id int PRIMARY KEY, lo int NOT NULL, hi int NOT NULL, f bloom NOT NULL, t bloom NOT NULL,
+	clo int NOT NULL, c counting_bloom NOT NULL, s scalable_bloom NOT NULL);
 });
 
-# Transaction i inserts row i and extends row i - 3 by 500 values.
+# Transaction i inserts row i and extends row i - 3 by 500 values, which
+# its counting filter's window takes in place of its 500 oldest.
 sub transaction
 {
 	my ($i) = @_;
@@ -131,11 +163,15 @@ sub transaction
 	my $hi = $i * 1000 + 20000 + $i % 7 * 1000;
 	return qq{BEGIN;
 INSERT INTO load
-SELECT $i, $lo, $hi, bloom_agg(g, 0.01, 100000), bloom_agg('v' || g, 0.01, 100000)
+SELECT $i, $lo, $hi, bloom_agg(g, 0.01, 100000), bloom_agg('v' || g, 0.01, 100000),
+	$lo, counting_bloom_agg(g, 0.01, 30000), bloom_add_all(scalable_bloom_empty(0.01, 10000), array_agg(g ORDER BY g))
 FROM generate_series($lo, $hi) AS g;
-UPDATE load SET hi = hi + 500,
+UPDATE load SET hi = hi + 500, clo = clo + 500,
 	f = f | (SELECT bloom_agg(g, 0.01, 100000) FROM generate_series(hi + 1, hi + 500) AS g),
-	t = t | (SELECT bloom_agg('v' || g, 0.01, 100000) FROM generate_series(hi + 1, hi + 500) AS g)
+	t = t | (SELECT bloom_agg('v' || g, 0.01, 100000) FROM generate_series(hi + 1, hi + 500) AS g),
+	c = bloom_remove_all(bloom_add_all(c, ARRAY(SELECT generate_series(hi + 1, hi + 500))),
+		ARRAY(SELECT generate_series(clo, clo + 499))),
+	s = bloom_add_all(s, ARRAY(SELECT generate_series(hi + 1, hi + 500)))
 WHERE id = $i - 3;
 COMMIT;
 };
@@ -228,7 +264,8 @@ check_sql('durable_crash', 'nothing else is there but the transaction in flight'
 );
 check_sql('durable_crash', 'every committed UPDATE is there',
 	q{SELECT bool_and(hi = id * 1000 + 20000 + id % 7 * 1000
-		+ CASE WHEN id + 3 <= (SELECT max(id) FROM load) THEN 500 ELSE 0 END) FROM load});
+		+ CASE WHEN id + 3 <= (SELECT max(id) FROM load) THEN 500 ELSE 0 END
+		AND clo - lo = hi - (id * 1000 + 20000 + id % 7 * 1000)) FROM load});
 check_lines($node->safe_psql('durable_crash', <<'SQL'));
 SELECT format('CHECK %s crash: %s of %s rows have both filters equal to a recomputation (bit for bit)',
 	CASE WHEN count(*) FILTER (WHERE good) = count(*) AND count(*) > 0 THEN 'pass' ELSE 'fail' END,
@@ -237,15 +274,30 @@ FROM (SELECT f = (SELECT bloom_agg(g, 0.01, 100000) FROM generate_series(lo, hi)
 		AND bloom_send(t) = bloom_send((SELECT bloom_agg('v' || g, 0.01, 100000) FROM generate_series(lo, hi) AS g))
 		AS good
 	FROM load) AS s;
+SELECT format('CHECK %s crash: %s of %s rows have their counting and scalable filters equal to a recomputation (bit for bit)',
+	CASE WHEN count(*) FILTER (WHERE good) = count(*) AND count(*) > 0 THEN 'pass' ELSE 'fail' END,
+	count(*) FILTER (WHERE good), count(*))
+FROM (SELECT counting_bloom_send(c) = counting_bloom_send((SELECT counting_bloom_agg(g, 0.01, 30000) FROM generate_series(clo, hi) AS g))
+		AND scalable_bloom_send(s) = scalable_bloom_send(bloom_add_all(scalable_bloom_empty(0.01, 10000), ARRAY(SELECT generate_series(lo, hi))))
+		AS good
+	FROM load) AS s;
 SELECT format('CHECK %s crash: every row''s filters work (bloom_info, members contained, text round trip)',
 	CASE WHEN bool_and(i.m = 958506 AND i.k = 7 AND i.bits_set > 0
 		AND bloom_contains(f, lo) AND bloom_contains(f, hi) AND bloom_contains(f, (lo + hi) / 2)
 		AND bloom_contains(t, 'v' || lo) AND bloom_contains(t, 'v' || hi)
 		AND f::text::bloom = f AND t::text::bloom = t) THEN 'pass' ELSE 'fail' END)
 FROM load, bloom_info(f) AS i;
-WITH u AS (UPDATE load SET f = bloom_add(f, -7) RETURNING f)
-SELECT format('CHECK %s crash: the table takes writes again (bloom_add, bloom_union_agg)',
-	CASE WHEN bloom_contains(bloom_union_agg(f), -7) THEN 'pass' ELSE 'fail' END)
+SELECT format('CHECK %s crash: every row''s counting and scalable filters work (the window counted exactly, 2 stages, members contained, text round trip)',
+	CASE WHEN bool_and(ci.values = hi - clo + 1 AND ci.values_exact AND si.stages = 2
+		AND bloom_contains(c, clo) AND bloom_contains(c, hi) AND bloom_contains(s, lo) AND bloom_contains(s, hi)
+		AND c::text::counting_bloom = c AND s::text::scalable_bloom = s) THEN 'pass' ELSE 'fail' END)
+FROM load, bloom_info(c) AS ci, bloom_info(s) AS si;
+WITH u AS (UPDATE load SET f = bloom_add(f, -7), c = bloom_remove(bloom_add(c, -7), clo), s = bloom_add(s, -7)
+	RETURNING f, c, s, hi - clo + 1 AS held)
+SELECT format('CHECK %s crash: the table takes writes again (bloom_add, bloom_remove, bloom_union_agg, counting_bloom_union_agg)',
+	CASE WHEN bloom_contains(bloom_union_agg(f), -7) AND bloom_contains(counting_bloom_union_agg(c), -7)
+		AND bool_and(bloom_contains(s, -7) AND (bloom_info(c)).values = held)
+		THEN 'pass' ELSE 'fail' END)
 FROM u;
 SQL
 

@@ -11,6 +11,11 @@
 #   - Under every (database, client) pair a filter of each type is built,
 #     with a fixed capacity and self-sized; every other pair must find every
 #     value both databases hold, and must not find a value never added.
+#   - The same for counting and scalable filters of text, jsonb and records:
+#     a counting filter built by counting_bloom_agg, to which the absent
+#     value is added and from which it is removed again (under the builder's
+#     encodings); a scalable filter of 2 stages (bloom_add_all) and a
+#     self-sized one (scalable_bloom_agg).
 #   - postgres_fdw between databases of different encodings: the plain join
 #     and the prefiltered join return the same rows, both ways.
 #   - Filters built before 1.2 in a LATIN1 or EUC_JP database (golden text
@@ -127,6 +132,38 @@ foreach my $pair (@pairs)
 }
 note('filters built: ' . scalar(@filters));
 
+# Counting and scalable filters, as @filters: "pair<TAB>kind<TAB>ids<TAB>filter".
+my @set_types = grep { $_->[0] =~ /^(text|jsonb|record)$/ } @types;
+my (@counting, @scalable);
+foreach my $pair (@pairs)
+{
+	my ($enc, $client) = split m{/}, $pair;
+	my ($counting, $scalable) = ("SET client_encoding = '$client';\n") x 2;
+	foreach my $entry (@set_types)
+	{
+		my ($type, $expr) = @$entry;
+		my $absent = "(SELECT $expr FROM absent)";
+		$counting .= "SELECT '$pair', '$type/counting', array_agg(id ORDER BY id)::text,
+				bloom_remove(bloom_add(counting_bloom_agg($expr, 0.0001, 100), $absent), $absent)::text FROM v;\n";
+		$scalable .= "SELECT '$pair', '$type/scalable', array_agg(id ORDER BY id)::text,
+				bloom_add_all(scalable_bloom_empty(0.0001, 2), array_agg($expr ORDER BY id))::text FROM v;\n";
+		$scalable .= "SELECT '$pair', '$type/scalable-self-sized', array_agg(id ORDER BY id)::text,
+				scalable_bloom_agg($expr, 0.0001)::text FROM v;\n";
+	}
+	push @counting, split /\n/,
+	  $node->safe_psql(dbname($enc), $counting, extra_params => [ '-F', "\t" ]);
+	push @scalable, split /\n/,
+	  $node->safe_psql(dbname($enc), $scalable, extra_params => [ '-F', "\t" ]);
+}
+note('counting filters built: ' . scalar(@counting) . ', scalable: ' . scalar(@scalable));
+# (every pair's databases hold at least 3 values: the scalable filters of
+# bloom_add_all have 2 stages)
+is( $node->safe_psql(
+		'enc_utf8', "SELECT bool_and((bloom_info(filter::scalable_bloom)).stages = 2)
+		FROM (VALUES ('" . join("'), ('", map { (split /\t/)[3] } grep { m{/scalable\t} } @scalable) . "')) AS s(filter)"),
+	't',
+	'every scalable filter of bloom_add_all has 2 stages (' . scalar(grep { m{/scalable\t} } @scalable) . ' filters)');
+
 # Probe: under every pair, every filter finds every value it was built from
 # that this database holds, and not the absent value.  One check per
 # (builder pair, prober pair).
@@ -155,6 +192,33 @@ CREATE TEMP TABLE r (builder text, kind text, found bool, absent_found bool);\n"
 				FROM f LEFT JOIN v ON true WHERE split_part(f.kind, '/', 1) = '$type' $only
 				GROUP BY f.builder, f.kind, f.filter;\n";
 	}
+	# the counting and scalable filters
+	$probe .= "CREATE TEMP TABLE fc (builder text, kind text, ids int[], filter counting_bloom);
+COPY fc FROM STDIN;
+" . join('', map { "$_\n" } @counting) . "\\.
+CREATE TEMP TABLE fs (builder text, kind text, ids int[], filter scalable_bloom);
+COPY fs FROM STDIN;
+" . join('', map { "$_\n" } @scalable) . "\\.
+CREATE TEMP TABLE rs (builder text, kind text, found bool, absent_found bool);\n";
+	foreach my $entry (@set_types)
+	{
+		my ($type, $expr) = @$entry;
+		foreach my $table (qw(fc fs))
+		{
+			$probe .= "INSERT INTO rs SELECT f.builder, f.kind,
+				bool_and(bloom_contains(f.filter, $expr)) FILTER (WHERE v.id = ANY (f.ids)),
+				bloom_contains(f.filter, (SELECT $expr FROM absent))
+				FROM $table AS f LEFT JOIN v ON true WHERE split_part(f.kind, '/', 1) = '$type'
+				GROUP BY f.builder, f.kind, f.filter;\n";
+		}
+	}
+	my $nsets = 3 * scalar(@set_types);
+	$probe .= "SELECT format('CHECK %s %s -> %s: %s counting and scalable filters%s', CASE WHEN count(*) = $nsets
+				AND bool_and(coalesce(found, true)) AND NOT bool_or(absent_found) THEN 'pass' ELSE 'fail' END,
+				builder, '$pair', count(*),
+				coalesce(': missed in ' || string_agg(kind, ', ') FILTER (WHERE NOT found), '')
+				|| coalesce('; absent value found in ' || string_agg(kind, ', ') FILTER (WHERE absent_found), ''))
+			FROM rs GROUP BY builder ORDER BY builder;\n";
 	my $ntypes = scalar(@types);
 	$probe .= "SELECT format('CHECK %s %s -> %s: %s filters%s', CASE WHEN count(*) = ($ntypes - CASE WHEN pg_temp.same_bytes(builder) THEN 0 ELSE 1 END) * 2
 				AND bool_and(coalesce(found, true)) AND NOT bool_or(absent_found) THEN 'pass' ELSE 'fail' END,
@@ -174,6 +238,7 @@ CREATE TEMP TABLE r (builder text, kind text, found bool, absent_found bool);\n"
 my $golden_mixed      = 'bloom:v1:h1:m96:k7:f1:AOgOAACglBIAAAAAAAAAAA==';
 my $golden_ascii_utf8 = 'bloom:v1:h1:m96:k7:AAAAAACglBIAAAAAAAAAAA==';
 my $golden_array      = 'bloom:v1:h1:m96:k7:f1:SkoAAAAAAAAAAABAAAAAAA==';
+my @counting_forms;
 foreach my $enc (@databases)
 {
 	my $db = dbname($enc);
@@ -185,6 +250,12 @@ foreach my $enc (@databases)
 			SELECT bloom_agg(ARRAY[t], 0.01, 10) FROM v WHERE id = 2"),
 		$golden_array,
 		"golden: ARRAY[café] under client $client in $enc");
+	is( $node->safe_psql(
+			$db, 'SELECT bloom(counting_bloom_agg(t, 0.01, 10)) FROM v WHERE id IN (1, 2)'),
+		$golden_mixed, "golden: the counting filter of text {abc, café} in $enc, cast to bloom");
+	push @counting_forms, $node->safe_psql($db,
+		q{SELECT counting_bloom_agg(t, 0.01, 10) || ' ' || bloom_add_all(scalable_bloom_empty(0.01, 1), array_agg(t ORDER BY id))
+		FROM v WHERE id IN (1, 2)});
 	my $ascii =
 	  $node->safe_psql($db, 'SELECT bloom_agg(t, 0.01, 10) FROM v WHERE id = 1');
 	if ($enc eq 'UTF8' || $enc eq 'SQL_ASCII')
@@ -198,6 +269,11 @@ foreach my $enc (@databases)
 		is($ascii, $flagged, "golden: text {abc} in $enc has the flag");
 	}
 }
+
+is(scalar(keys %{ { map { $_ => 1 } @counting_forms } }) . ' ' . scalar(@counting_forms),
+	'1 ' . scalar(@databases),
+	'the counting and the 2-stage scalable filter of text {abc, café} have the same text form in every database'
+) or diag(join("\n", @counting_forms));
 
 # Filters 1.1 built (golden text forms, made with commit 26a7fd0): in LATIN1,
 # text {abc, café}; text[] {café} under client LATIN1; in EUC_JP, text[]

@@ -23,6 +23,12 @@
 #      (pg_stat_replication_slots), and not be visible on the subscribers
 #      before it commits;
 #   4. test_decoding's output of an updated stored filter is its text form;
+#   6. counting and scalable filters (table sets), through steps 1, 2 and 4:
+#      inline, out of line, both hash schemes, several stages, NULL; then
+#      streamed, an INSERT, bloom_add and bloom_remove on out-of-line
+#      counting filters (scheme 1, 96 kB, and scheme 2, 512 kB), bloom_add
+#      that gives a scalable filter a new stage, an UPDATE that leaves them
+#      as they are, a DELETE;
 #   5. a subscription stopped by the old library: the publisher runs the
 #      library of f97c54e (built from git, and copied over the library of
 #      the publisher's own install tree), the walsender fails on the same
@@ -91,8 +97,9 @@ my $sub = bloom_node(
 my @subscriptions = qw(s_text s_binary);
 
 # The tables, with the columns that hold filters.
-my @tables = qw(filters big stream);
-my %filter_columns = (filters => [qw(f c)], big => ['f'], stream => ['f']);
+my @tables = qw(filters big stream sets);
+my %filter_columns =
+  (filters => [qw(f c)], big => ['f'], stream => ['f'], sets => [qw(c s)]);
 
 my $schema = q{
 CREATE EXTENSION bloomfilter;
@@ -101,12 +108,13 @@ CREATE TABLE filters (id int PRIMARY KEY, note text, f bloom, c bloom);
 ALTER TABLE filters ALTER c SET STORAGE EXTENDED, ALTER c SET COMPRESSION pglz;
 CREATE TABLE big (id int PRIMARY KEY, f bloom);
 CREATE TABLE stream (id int PRIMARY KEY, f bloom);
+CREATE TABLE sets (id int PRIMARY KEY, c counting_bloom, s scalable_bloom);
 };
 
 # ---- the publisher's data and the subscriptions ----
 $pub->safe_psql('postgres', 'CREATE DATABASE pub');
 $pub->safe_psql('pub', $schema . q{
-CREATE PUBLICATION p FOR TABLE filters, big, stream;
+CREATE PUBLICATION p FOR TABLE filters, big, stream, sets;
 -- 1..3: small, inline; 4: NULL; 11..16: 12 kB, out of line, with a
 -- compressible 120 kB filter in c that compresses to ~17 kB, out of line too
 INSERT INTO filters
@@ -118,6 +126,18 @@ SELECT id, 'stored',
 	(SELECT bloom_agg(g, 0.01, 10000) FROM generate_series(id * 10000, id * 10000 + 9999) AS g),
 	(SELECT bloom_agg(g, 0.01, 100000) FROM generate_series(id * 10000, id * 10000 + 999) AS g)
 FROM generate_series(11, 16) AS id;
+-- 1: inline; 2: NULL; 3: out of line, scheme 1 (96 kB) and 4 stages;
+-- 4: out of line, scheme 2 (a counting filter of 512 kB given by its text
+-- form, a scalable one of 3.4 MB), 100 values removed from the counting one
+INSERT INTO sets VALUES
+	(1, bloom_add_all(counting_bloom_empty(0.01, 50), ARRAY[1, 2, 3]),
+		bloom_add_all(scalable_bloom_empty(0.01, 5), ARRAY(SELECT generate_series(1, 20)))),
+	(2, NULL, NULL),
+	(3, bloom_add_all(counting_bloom_empty(0.01, 20000), ARRAY(SELECT generate_series(1, 20000))),
+		bloom_add_all(scalable_bloom_empty(0.01, 2000), ARRAY(SELECT generate_series(1, 20000)))),
+	(4, bloom_remove_all(bloom_add_all(('counting_bloom:v1:h2:m1048576:k7:' || repeat('A', 699051) || '=')::counting_bloom,
+			ARRAY(SELECT generate_series(1, 20000))), ARRAY(SELECT generate_series(1, 100))),
+		bloom_add_all(scalable_bloom_empty(0.01, 2000000), ARRAY(SELECT generate_series(1, 1000))));
 });
 is( $pub->safe_psql(
 		'pub', q{
@@ -127,6 +147,15 @@ SELECT bool_and(pg_column_size(f) = octet_length(bloom_send(f))
 FROM filters WHERE note = 'stored'}),
 	't',
 	'publisher: 12 kB filters stored out of line, compressed ones compressed (pglz)');
+is( $pub->safe_psql(
+		'pub', q{
+SELECT string_agg(id || ':' || coalesce(pg_column_size(c) || '/' || (bloom_info(c)).hash_scheme
+	|| ' ' || pg_column_size(s) || '/' || (bloom_info(s)).stages
+	|| '/' || (SELECT max(hash_scheme) FROM scalable_bloom_stages(s)), 'NULL'), ' ' ORDER BY id)
+FROM sets}),
+	'1:256/1 192/3/1 2:NULL 3:95868/1 52604/4/1 4:524300/2 3434364/1/2',
+	'publisher: counting and scalable filters (bytes/scheme, bytes/stages/scheme): inline (1), out of line (3, 4), both hash schemes, 1 to 4 stages'
+);
 
 foreach my $s (@subscriptions)
 {
@@ -138,6 +167,7 @@ foreach my $s (@subscriptions)
 CREATE TABLE pub_filters (LIKE filters);
 CREATE TABLE pub_big (LIKE big);
 CREATE TABLE pub_stream (LIKE stream);
+CREATE TABLE pub_sets (LIKE sets);
 CREATE SUBSCRIPTION $s CONNECTION '$connstr'
 	PUBLICATION p WITH (binary = $binary, streaming = on);
 });
@@ -272,6 +302,15 @@ DELETE FROM filters WHERE id IN (15, 24, 2);
 -- 12 MB: scheme 2, stored out of line, then replaced by bloom_add
 INSERT INTO big SELECT 1, bloom_agg(g, 0.01, 10000000) FROM generate_series(1, 200000) AS g;
 UPDATE big SET f = bloom_add(f, 424242);
+-- counting and scalable filters: new values of stored filters
+INSERT INTO sets VALUES (5, counting_bloom_empty(0.001, 5000), scalable_bloom_empty(0.001, 5000));
+UPDATE sets SET c = bloom_add(c, 424242), s = bloom_add(s, 424242) WHERE id IN (3, 4);
+UPDATE sets SET c = bloom_remove_all(c, ARRAY(SELECT generate_series(101, 150))) WHERE id = 4;
+UPDATE sets SET c = bloom_remove(c, 7) WHERE id = 3;
+-- a fifth stage
+UPDATE sets SET s = bloom_add_all(s, ARRAY(SELECT generate_series(20001, 40000))) WHERE id = 3;
+UPDATE sets SET id = 6 WHERE id = 1;
+DELETE FROM sets WHERE id = 2;
 });
 is( query(
 		$pub, 'pub', q{
@@ -287,6 +326,17 @@ is( query(
 		'SELECT bool_and(f @> 424242) FROM filters WHERE id IN (11, 12, 21)'),
 	't',
 	'the updated filters contain 424242 on the subscriber (binary = false)');
+foreach my $s (@subscriptions)
+{
+	is( query(
+			$sub, $s, q{
+SELECT string_agg(id || ':' || (bloom_info(c)).values || ' ' || (bloom_info(s)).stages
+	|| ' ' || (c @> 424242 AND s @> 424242 AND (id = 4 OR s @> 40000)), ' ' ORDER BY id)
+FROM sets WHERE id IN (3, 4)}),
+		'3:20000 5 true 4:19851 1 true',
+		"$s: the counting filters count what was added and removed, the scalable one has its fifth stage"
+	);
+}
 
 # ---- 3. a large transaction, streamed while in progress ----
 # One session opens the transaction and makes its changes, then waits; the
@@ -365,6 +415,16 @@ WHERE data LIKE 'table public.filters: UPDATE: id[integer]:16 %';
 }),
 	't',
 	'test_decoding prints an updated stored filter as its text form');
+query($pub, 'pub', 'UPDATE sets SET c = bloom_remove(c, 424242) WHERE id = 4');
+is( query(
+		$pub, 'pub', q{
+SELECT count(*) = 1 AND bool_and(substring(data FROM 'c\[counting_bloom\]:''([^'']*)''')
+		= (SELECT c::text FROM sets WHERE id = 4))
+FROM pg_logical_slot_get_changes('decoding', NULL, NULL)
+WHERE data LIKE 'table public.sets: UPDATE: id[integer]:4 %';
+}),
+	't',
+	'test_decoding prints an updated stored counting filter as its text form');
 query($pub, 'pub', "SELECT pg_drop_replication_slot('decoding')");
 caught_up("test_decoding's UPDATE");
 compare("test_decoding's UPDATE");

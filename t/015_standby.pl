@@ -3,13 +3,16 @@
 # Two servers: the primary, and a hot standby made from its base backup,
 # streaming its WAL.  Filters are stored as they come (STORAGE EXTENDED): a
 # 1,000,000-value filter (1.2 MB) and 12 kB ones out of line, sparse ones
-# (one of them a 2.4 MB scheme 2 filter) compressed, small ones inline.  It
-# checks that
+# (one of them a 2.4 MB scheme 2 filter) compressed, small ones inline;
+# counting and scalable filters (table sets) inline and out of line, both
+# hash schemes, several stages, with values removed.  It checks that
 #
 #   - what the base backup copied and what was streamed after it read on the
 #     standby exactly as on the primary: the md5 of each filter's text form
-#     and of its bloom_send output, and = with a recomputation from the
-#     row's recipe, run on the standby;
+#     and of its binary output, and = with a recomputation from the row's
+#     recipe, run on the standby; among the changes streamed, bloom_add and
+#     bloom_remove on out-of-line counting filters and a scalable filter's
+#     new stage;
 #   - the semi-join prefilter (bloom_contains of a stored filter over a
 #     300,000-row table) counts the same rows on both;
 #   - the standby stopped (immediate) and started again while the primary
@@ -50,6 +53,25 @@ INSERT INTO filters (id, lo, hi, step, p, capacity) VALUES
 	(5, 1, 2000, 1, 0.01, 2000000);		-- 2.4 MB, scheme 2, compressed, out of line
 UPDATE filters SET f = recipe_filter(filters);
 CREATE TABLE big AS SELECT id FROM generate_series(1, 300000) AS id;
+-- c holds lo + removed .. hi (counting_bloom_empty(0.01, capacity), or
+-- with h2 the scheme 2 filter of 2^20 counters given by its text form); s
+-- holds lo .. hi (scalable_bloom_empty(0.01, capacity / 10): several stages)
+CREATE TABLE sets (id int PRIMARY KEY, lo int, hi int, removed int, capacity int8, h2 bool,
+	c counting_bloom, s scalable_bloom);
+CREATE FUNCTION recipe_counting(r sets) RETURNS counting_bloom LANGUAGE sql IMMUTABLE AS $$
+	SELECT bloom_remove_all(bloom_add_all(CASE WHEN r.h2
+			THEN ('counting_bloom:v1:h2:m1048576:k7:' || repeat('A', 699051) || '=')::counting_bloom
+			ELSE counting_bloom_empty(0.01, r.capacity) END,
+		ARRAY(SELECT generate_series(r.lo, r.hi))), ARRAY(SELECT generate_series(r.lo, r.lo + r.removed - 1)))
+$$;
+CREATE FUNCTION recipe_scalable(r sets) RETURNS scalable_bloom LANGUAGE sql IMMUTABLE AS $$
+	SELECT bloom_add_all(scalable_bloom_empty(0.01, r.capacity / 10), ARRAY(SELECT generate_series(r.lo, r.hi)))
+$$;
+INSERT INTO sets (id, lo, hi, removed, capacity, h2) VALUES
+	(1, 1, 20, 5, 50, false),			-- inline
+	(2, 1, 20000, 1000, 20000, false),	-- out of line: 96 kB, 4 stages
+	(3, 1, 20000, 1000, 20000, true);	-- out of line: 512 kB, scheme 2
+UPDATE sets SET c = recipe_counting(sets), s = recipe_scalable(sets);
 });
 
 $primary->backup('base');
@@ -88,6 +110,8 @@ sub replayed
 # compare(LABEL): every filter as on the primary, and = its recomputation
 my $digest =
   "SELECT id || ' ' || md5(f::text) || ' ' || md5(bloom_send(f)) FROM filters ORDER BY id";
+my $sets_digest = "SELECT id || ' ' || md5(c::text) || ' ' || md5(counting_bloom_send(c))
+	|| ' ' || md5(s::text) || ' ' || md5(scalable_bloom_send(s)) FROM sets ORDER BY id";
 sub compare
 {
 	my ($label) = @_;
@@ -105,6 +129,20 @@ sub compare
 			'SELECT count(*) FROM filters WHERE f IS DISTINCT FROM recipe_filter(filters)'),
 		'0',
 		"$label: every filter on the standby = its recomputation there");
+	$expected = query($primary, $sets_digest);
+	$got      = query($standby, $sets_digest);
+	$n        = () = $got =~ /^./mg;
+	ok( $got ne '' && $got eq $expected,
+		"$label: md5 of the text and binary forms of every counting and scalable filter as on the primary ($n rows)"
+	  )
+	  or diag("the standby's counting and scalable filters differ from the primary's:\n"
+		  . "primary:\n$expected\nstandby:\n$got");
+	is( query(
+			$standby,
+			'SELECT count(*) FROM sets WHERE c IS DISTINCT FROM recipe_counting(sets)
+				OR s IS DISTINCT FROM recipe_scalable(sets)'),
+		'0',
+		"$label: every counting and scalable filter on the standby = its recomputation there");
 	return;
 }
 
@@ -119,6 +157,13 @@ SELECT string_agg(id || ' ' || coalesce(pg_column_compression(f),
 	'1 0|2 0|3 1|4 pglz|5 pglz',
 	'the forms on the standby: 1, 2 out of line; 3 inline, 1-byte header; 4, 5 compressed'
 );
+is( query(
+		$standby, q{
+SELECT string_agg(id || ' ' || pg_column_size(c) || '/' || (bloom_info(c)).hash_scheme
+	|| ' ' || pg_column_size(s) || '/' || (bloom_info(s)).stages, '|' ORDER BY id) FROM sets}),
+	'1 256/1 192/3|2 95868/1 52604/4|3 524300/2 52604/4',
+	'the counting and scalable filters on the standby (bytes/scheme, bytes/stages): 1 inline, 2 and 3 out of line, 3 of scheme 2'
+);
 compare('base backup');
 
 # ---- changes streamed to the running standby ----
@@ -129,6 +174,16 @@ UPDATE filters SET f = recipe_filter(filters) WHERE f IS NULL;
 -- a new value for stored filters: 1.2 MB, 12 kB, compressed, 2.4 MB
 UPDATE filters SET added = 424242, f = bloom_add(f, 424242) WHERE id IN (1, 2, 4, 5, 11);
 DELETE FROM filters WHERE id = 12;
+-- counting and scalable filters: a new row; a window moved on in stored
+-- counting filters (bloom_add_all, bloom_remove_all); a fifth stage
+INSERT INTO sets (id, lo, hi, removed, capacity, h2) VALUES (4, 1, 3000, 0, 1000, false);
+UPDATE sets SET c = recipe_counting(sets), s = recipe_scalable(sets) WHERE id = 4;
+UPDATE sets SET hi = hi + 20000, removed = removed + 20000,
+	c = bloom_remove_all(bloom_add_all(c, ARRAY(SELECT generate_series(hi + 1, hi + 20000))),
+		ARRAY(SELECT generate_series(lo + removed, lo + removed + 19999))),
+	s = bloom_add_all(s, ARRAY(SELECT generate_series(hi + 1, hi + 20000)))
+WHERE id IN (2, 3);
+UPDATE sets SET removed = removed + 1, c = bloom_remove(c, lo + removed) WHERE id = 1;
 });
 replayed('streamed changes');
 compare('streamed changes');

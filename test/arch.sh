@@ -15,7 +15,8 @@
 #             the same statements make the same filters on both (text and
 #             binary forms byte for byte the same), and the text and binary
 #             COPY of each side's filters, loaded into the other, give
-#             filters equal (=) to that side's own
+#             filters equal (=) to that side's own: bloom, counting_bloom
+#             and scalable_bloom filters
 #
 # Needs root (chroot.sh).  Prints "ARCH-STEP: N passed, M failed" for each
 # step and exits non-zero if any failed.  Under qemu (s390x, arm64) unit
@@ -40,11 +41,13 @@ if [ "${1:-}" = --exchange-inside ]; then
 	# The same filters on both sides: both hash schemes, the adder (2 MiB and
 	# more), the self-sizing aggregate's exact phase and its folded sketch,
 	# set operations, and values of several types (whose canonical bytes are
-	# little-endian whatever the machine).
+	# little-endian whatever the machine); counting filters (c: both hash
+	# schemes, values removed, saturated counters, union and subtraction) and
+	# scalable ones (s: 7 stages, growth 4, self-sized, scheme 2, union).
 	make_filters="
 	CREATE EXTENSION bloomfilter;
-	CREATE TABLE made (name text, f bloom);
-	INSERT INTO made VALUES
+	CREATE TABLE made (name text, f bloom, c counting_bloom, s scalable_bloom);
+	INSERT INTO made (name, f) VALUES
 		('empty', bloom_empty(0.01, 1000)),
 		('scheme 1', (SELECT bloom_agg(i, 0.01, 100000) FROM generate_series(1, 100000) AS i)),
 		('scheme 2, adder', (SELECT bloom_agg(i, 0.01, 2000000) FROM generate_series(1, 2000000) AS i)),
@@ -60,30 +63,56 @@ if [ "${1:-}" = --exchange-inside ]; then
 				(SELECT bloom_agg(v, 0.01, 1000) FROM (VALUES ('apple'), ('pear')) AS t(v)),
 				1.5::float8), '-0.001'::numeric), 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid),
 				'1999-12-31 23:59:59.999999'::timestamp));
-	CREATE TABLE theirs_text (name text, f bloom);
-	CREATE TABLE theirs_binary (name text, f bloom);"
+	INSERT INTO made (name, c) VALUES
+		('counting: empty', counting_bloom_empty(0.01, 1000)),
+		('counting: scheme 1, half removed', (SELECT bloom_remove_all(counting_bloom_agg(i, 0.01, 100000),
+			array_agg(i) FILTER (WHERE i <= 50000)) FROM generate_series(1, 100000) AS i)),
+		('counting: scheme 2', (SELECT counting_bloom_agg(i, 0.01, 2000000) FROM generate_series(1, 20000) AS i)),
+		('counting: saturated, text, float8, numeric, uuid', bloom_add_all(bloom_add(bloom_add(bloom_add(bloom_add(
+			bloom_add_all(counting_bloom_empty_mk(1000, 3), array_fill(7, ARRAY[20])),
+			'apple'::text), 'café あ'::text), 1.5::float8), '-0.001'::numeric),
+			ARRAY['a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid])),
+		('counting: union, subtraction', ((SELECT counting_bloom_agg(i, 0.01, 20000) FROM generate_series(1, 10000) AS i) |
+			(SELECT counting_bloom_agg(i, 0.01, 20000) FROM generate_series(5001, 15000) AS i)) -
+			(SELECT counting_bloom_agg(i, 0.01, 20000) FROM generate_series(1, 1000) AS i));
+	INSERT INTO made (name, s) VALUES
+		('scalable: 7 stages', bloom_add_all(scalable_bloom_empty(0.01, 1000), ARRAY(SELECT generate_series(1, 100000)))),
+		('scalable: growth 4, tightening 0.9, text', bloom_add_all(scalable_bloom_empty(0.001, 100, 4, 0.9),
+			ARRAY(SELECT md5(i::text) || 'é' FROM generate_series(1, 5000) AS i))),
+		('scalable: self-sized', (SELECT bloom_add_all(scalable_bloom_agg(i, 0.01), ARRAY(SELECT generate_series(30001, 60000)))
+			FROM generate_series(1, 30000) AS i)),
+		('scalable: scheme 2', bloom_add_all(scalable_bloom_empty(0.01, 2000000), ARRAY(SELECT generate_series(1, 1000)))),
+		('scalable: union', bloom_add_all(scalable_bloom_empty(0.01, 100), ARRAY(SELECT generate_series(1, 1000))) |
+			bloom_add_all(scalable_bloom_empty(0.01, 100), ARRAY(SELECT generate_series(501, 3000))));
+	CREATE TABLE theirs_text (LIKE made);
+	CREATE TABLE theirs_binary (LIKE made);"
 	"${here[@]}" -c "$make_filters"
 	"${host[@]}" -c "$make_filters"
 	nfilters=$("${here[@]}" -c 'SELECT count(*) FROM made')
 
 	# Each side's own forms, byte for byte
-	forms="SELECT name || ' | ' || (bloom_info(f)).m || ' ' || (bloom_info(f)).k || ' ' ||
-		split_part(f::text, ':', 3) || ' | ' || md5(f::text) || ' ' || md5(bloom_send(f))
+	forms="SELECT name || ' | ' || CASE
+		WHEN f IS NOT NULL THEN (bloom_info(f)).m || ' ' || (bloom_info(f)).k || ' ' ||
+			split_part(f::text, ':', 3) || ' | ' || md5(f::text) || ' ' || md5(bloom_send(f))
+		WHEN c IS NOT NULL THEN (bloom_info(c)).m || ' ' || (bloom_info(c)).k || ' h' || (bloom_info(c)).hash_scheme
+			|| ' ' || (bloom_info(c)).counter_sum || ' | ' || md5(c::text) || ' ' || md5(counting_bloom_send(c))
+		ELSE (bloom_info(s)).stages || ' stages ' || (bloom_info(s)).bytes || ' bytes | ' || md5(s::text)
+			|| ' ' || md5(scalable_bloom_send(s)) END
 		FROM made ORDER BY name"
 	here_forms=$("${here[@]}" -c "$forms")
 	host_forms=$("${host[@]}" -c "$forms")
-	printf '%s (m k h<scheme> | md5 of the text and binary forms):\n%s\n' "$arch" "$here_forms"
+	printf '%s (m k h<scheme> [counter sum] or stages and bytes | md5 of the text and binary forms):\n%s\n' "$arch" "$here_forms"
 	while IFS= read -r line; do
 		name=${line%% |*}
 		check "$name: the same m, k, scheme and forms on $arch and the host" \
-			"$(grep -F "$name |" <<<"$host_forms")" "$line"
+			"$(awk -v start="$name |" 'index($0, start) == 1' <<<"$host_forms")" "$line"
 	done <<<"$here_forms"
 
 	# COPY out of each side into files, which are the same bytes
 	for side in here host; do
 		declare -n client=$side
-		"${client[@]}" -c "\\copy (SELECT name, f FROM made ORDER BY name) TO '$files/$side.txt'"
-		"${client[@]}" -c "\\copy (SELECT name, f FROM made ORDER BY name) TO '$files/$side.copy' (FORMAT binary)"
+		"${client[@]}" -c "\\copy (SELECT name, f, c, s FROM made ORDER BY name) TO '$files/$side.txt'"
+		"${client[@]}" -c "\\copy (SELECT name, f, c, s FROM made ORDER BY name) TO '$files/$side.copy' (FORMAT binary)"
 		unset -n client
 	done
 	( cd "$files" && md5sum here.txt host.txt here.copy host.copy | sed "s/here\./$arch./" )
@@ -93,8 +122,15 @@ if [ "${1:-}" = --exchange-inside ]; then
 		"$(md5sum <"$files/host.copy")" "$(md5sum <"$files/here.copy")"
 
 	# Each side loads the other's files: every filter equals its own
-	compare="SELECT format('%s|%s', t.name, t.f = m.f AND b.f = m.f AND t.f::text = m.f::text
-			AND bloom_send(b.f) = bloom_send(m.f))
+	compare="SELECT format('%s|%s', t.name, num_nonnulls(m.f, m.c, m.s) = 1
+			AND t.f IS NOT DISTINCT FROM m.f AND b.f IS NOT DISTINCT FROM m.f
+			AND t.f::text IS NOT DISTINCT FROM m.f::text AND bloom_send(b.f) IS NOT DISTINCT FROM bloom_send(m.f)
+			AND t.c IS NOT DISTINCT FROM m.c AND b.c IS NOT DISTINCT FROM m.c
+			AND t.c::text IS NOT DISTINCT FROM m.c::text
+			AND counting_bloom_send(b.c) IS NOT DISTINCT FROM counting_bloom_send(m.c)
+			AND t.s IS NOT DISTINCT FROM m.s AND b.s IS NOT DISTINCT FROM m.s
+			AND t.s::text IS NOT DISTINCT FROM m.s::text
+			AND scalable_bloom_send(b.s) IS NOT DISTINCT FROM scalable_bloom_send(m.s))
 		FROM made AS m JOIN theirs_text AS t USING (name) JOIN theirs_binary AS b USING (name)
 		ORDER BY name"
 	for pair in "here host host $arch" "host here $arch host"; do

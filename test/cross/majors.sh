@@ -6,7 +6,9 @@
 #
 # A 15 server on the host (wal_level = logical) stores filters of every kind:
 # inline, out of line, scheme 1 and scheme 2 (12 MB), self-sized, empty,
-# NULL.  Then, for each major in $BLOOM_MAJORS, a server of that major in its
+# NULL; and counting and scalable filters (columns c and s): inline, out of
+# line, both hash schemes, values removed, several stages, self-sized,
+# non-ASCII text.  Then, for each major in $BLOOM_MAJORS, a server of that major in its
 # chroot, sharing /tmp (and so the 15 server's socket directory), gets them
 # by every path a DBA uses between majors:
 #
@@ -14,7 +16,8 @@
 #       the major's psql and pg_restore;
 #   (b) logical replication from the 15 publisher, text and binary
 #       subscriptions: the initial copy, then an INSERT, an UPDATE with
-#       bloom_add of an out-of-line filter and a DELETE, streamed;
+#       bloom_add of an out-of-line filter (of each type; bloom_remove of an
+#       out-of-line counting filter) and a DELETE, streamed;
 #   (c) one COPY ... (FORMAT binary) file written on 15, loaded on the major.
 #
 # Each copy is compared with the 15 server's filters as md5 of the text form
@@ -67,8 +70,25 @@ add_counts() {
 	passed=0 failed=0
 }
 
-# The table every copy is compared on: id, and md5 of the text form.
-digest_query="SELECT string_agg(id || ':' || coalesce(md5(f::text), 'NULL'), ' ' ORDER BY id) FROM f"
+# The table every copy is compared on: id, and md5 of the text forms.
+digest_query="SELECT string_agg(id || ':' || coalesce(md5(f::text), 'NULL') || ':' || coalesce(md5(c::text), 'NULL')
+	|| ':' || coalesce(md5(s::text), 'NULL'), ' ' ORDER BY id) FROM f"
+# Rows 8 to 11: counting (c) and scalable (s) filters.
+sets_rows="
+	-- inline
+	(8, NULL, bloom_add_all(counting_bloom_empty(0.01, 50), ARRAY[1, 2, 3]),
+		bloom_add_all(scalable_bloom_empty(0.01, 5), ARRAY(SELECT generate_series(1, 20)))),
+	-- 96 kB, out of line, 1,000 values removed; 4 stages
+	(9, NULL, bloom_remove_all((SELECT counting_bloom_agg(g, 0.01, 20000) FROM generate_series(1, 20000) g),
+			ARRAY(SELECT generate_series(1, 1000))),
+		bloom_add_all(scalable_bloom_empty(0.01, 2000), ARRAY(SELECT generate_series(1, 20000)))),
+	-- scheme 2: 512 kB (given by its text form), 3.4 MB
+	(10, NULL, bloom_add_all(('counting_bloom:v1:h2:m1048576:k7:' || repeat('A', 699051) || '=')::counting_bloom,
+			ARRAY(SELECT generate_series(1, 20000))),
+		bloom_add_all(scalable_bloom_empty(0.01, 2000000), ARRAY(SELECT generate_series(1, 1000)))),
+	-- non-ASCII text; self-sized
+	(11, NULL, (SELECT counting_bloom_agg(x, 0.001, 1000) FROM unnest(ARRAY['café', 'あ', 'x']) x),
+		(SELECT scalable_bloom_agg(x, 0.001) FROM unnest(ARRAY['café', 'あ', 'x']) x))"
 
 # ---- publisher: the 15 server ----
 if [ "$role" = publisher ]; then
@@ -76,7 +96,7 @@ if [ "$role" = publisher ]; then
 	"${PSQL[@]}" -c "CREATE DATABASE src"
 	"${PSQL[@]}" -d src <<'SQL'
 CREATE EXTENSION bloomfilter;
-CREATE TABLE f (id int PRIMARY KEY, f bloom);
+CREATE TABLE f (id int PRIMARY KEY, f bloom, c counting_bloom, s scalable_bloom);
 INSERT INTO f VALUES
 	(1, bloom_add(bloom_empty_mk(64, 1), 1)),                                  -- inline, short header
 	(2, (SELECT bloom_agg(g, 0.01, 100000) FROM generate_series(1, 50000) g)), -- 120 kB, out of line, scheme 1
@@ -87,13 +107,14 @@ INSERT INTO f VALUES
 	(7, (SELECT bloom_agg(x, 0.001, 1000) FROM unnest(ARRAY['café', 'あ', 'x']) x));
 CREATE PUBLICATION pub FOR TABLE f;
 SQL
+	"${PSQL[@]}" -d src -c "INSERT INTO f VALUES $sets_rows"
 	"${PSQL[@]}" -d src -c "$digest_query" >"$work/digest15"
 	"${PSQL[@]}" -d src -c "COPY f TO STDOUT" >"$work/f.text"
 	"${PSQL[@]}" -d src -c "COPY f TO STDOUT (FORMAT binary)" >"$work/f.copy"
 	"$BINDIR/pg_dump" -d src -f "$work/dump.sql"
 	"$BINDIR/pg_dump" -d src -Fc -f "$work/dump.custom"
 	chmod a+r "$work"/*
-	check "the 15 database holds 7 filters" 7 "$(wc -l <"$work/f.text")"
+	check "the 15 database holds 11 rows of filters" 11 "$(wc -l <"$work/f.text")"
 	add_counts
 
 	for major in $BLOOM_MAJORS; do
@@ -110,7 +131,9 @@ SQL
 DELETE FROM f WHERE id >= 100;
 UPDATE f SET f = (SELECT bloom_agg(g, 0.01, 100000) FROM generate_series(1, 50000) g) WHERE id = 2;
 INSERT INTO f VALUES (6, NULL) ON CONFLICT DO NOTHING;
+DELETE FROM f WHERE id BETWEEN 8 AND 11;
 SQL
+		"${PSQL[@]}" -d src -c "INSERT INTO f VALUES $sets_rows"
 		check "PostgreSQL $major: the publisher is back as it was" \
 			"$(cat "$work/digest15")" "$("${PSQL[@]}" -d src -c "$digest_query")"
 	done
@@ -129,11 +152,13 @@ compare() {
 	local what=$1 db=$2
 	check "PostgreSQL $major, $what: md5 of every filter's text form" \
 		"$expected" "$("${PSQL[@]}" -d "$db" -c "$digest_query")"
-	"${PSQL[@]}" -d "$db" -c "CREATE TEMP TABLE from15 (id int, f text)" \
+	"${PSQL[@]}" -d "$db" -c "CREATE TEMP TABLE from15 (id int, f text, c text, s text)" \
 		-c "\\copy from15 FROM '$work/f.text'" \
-		-c "SELECT count(*) FILTER (WHERE f.f = from15.f::bloom OR (f.f IS NULL AND from15.f IS NULL)) || '/' || count(*)
+		-c "SELECT count(*) FILTER (WHERE (f.f = from15.f::bloom OR (f.f IS NULL AND from15.f IS NULL))
+			AND (f.c = from15.c::counting_bloom OR (f.c IS NULL AND from15.c IS NULL))
+			AND (f.s = from15.s::scalable_bloom OR (f.s IS NULL AND from15.s IS NULL))) || '/' || count(*)
 		    FROM f JOIN from15 USING (id)" >"$work/eq.$major" 2>&1 || true
-	check "PostgreSQL $major, $what: every filter = the 15 text form" "7/7" "$(tail -n 1 "$work/eq.$major")"
+	check "PostgreSQL $major, $what: every filter (of 11 rows) = the 15 text form" "11/11" "$(tail -n 1 "$work/eq.$major")"
 }
 
 # (a) pg_dump, plain and custom, restored by this major's tools
@@ -148,7 +173,7 @@ compare "custom pg_dump" custom
 # (c) one binary COPY file
 "${PSQL[@]}" -c "CREATE DATABASE copied"
 "${PSQL[@]}" -d copied -c "CREATE EXTENSION bloomfilter" \
-	-c "CREATE TABLE f (id int PRIMARY KEY, f bloom)" \
+	-c "CREATE TABLE f (id int PRIMARY KEY, f bloom, c counting_bloom, s scalable_bloom)" \
 	-c "\\copy f FROM '$work/f.copy' (FORMAT binary)"
 compare "COPY (FORMAT binary) file" copied
 
@@ -158,7 +183,7 @@ for binary in false true; do
 	db=sub_$binary
 	"${PSQL[@]}" -c "CREATE DATABASE $db"
 	"${PSQL[@]}" -d "$db" -c "CREATE EXTENSION bloomfilter" \
-		-c "CREATE TABLE f (id int PRIMARY KEY, f bloom)" \
+		-c "CREATE TABLE f (id int PRIMARY KEY, f bloom, c counting_bloom, s scalable_bloom)" \
 		-c "CREATE SUBSCRIPTION s_${major}_$binary CONNECTION '$pub' PUBLICATION pub WITH (binary = $binary)"
 done
 
@@ -193,6 +218,9 @@ done
 INSERT INTO f SELECT 100, bloom_agg(g, 0.01, 100000) FROM generate_series(1, 1000) g;
 UPDATE f SET f = bloom_add(f, 424242) WHERE id = 2;
 DELETE FROM f WHERE id = 6;
+INSERT INTO f VALUES (101, NULL, counting_bloom_empty(0.001, 5000), scalable_bloom_empty(0.001, 5000));
+UPDATE f SET c = bloom_add(c, 424242), s = bloom_add(s, 424242) WHERE id IN (9, 10);
+UPDATE f SET c = bloom_remove_all(c, ARRAY(SELECT generate_series(1, 500))) WHERE id = 10;
 SQL
 expected=$("${PSQL[@]}" -h "$BLOOM_PUB_HOST" -p "$BLOOM_PUB_PORT" -d src -c "$digest_query")
 if catch_up; then pass "PostgreSQL $major: both subscriptions applied the changes"; else fail "PostgreSQL $major: the changes were not applied in 120 s"; fi
@@ -201,6 +229,9 @@ for binary in false true; do
 		"$expected" "$("${PSQL[@]}" -d "sub_$binary" -c "$digest_query")"
 	check "PostgreSQL $major, streamed changes (binary = $binary): bloom_add's value is in the replica" \
 		t "$("${PSQL[@]}" -d "sub_$binary" -c "SELECT bloom_contains(f, 424242) FROM f WHERE id = 2")"
+	check "PostgreSQL $major, streamed changes (binary = $binary): the counting and scalable filters' new values, and the counts after bloom_remove_all" \
+		"true 19001 19501" "$("${PSQL[@]}" -d "sub_$binary" -c "SELECT bool_and(c @> 424242 AND s @> 424242)
+			|| ' ' || string_agg((bloom_info(c)).values::text, ' ' ORDER BY id) FROM f WHERE id IN (9, 10)")"
 done
 # no error on the subscriber's side (the publisher's log is checked by its
 # own pg_cluster.sh for crashes; an output-plugin error stops the apply
