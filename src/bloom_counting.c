@@ -102,14 +102,15 @@ counting_bloom_empty_mk(PG_FUNCTION_ARGS)
 /* ---- element operations ---- */
 
 /* The hash of the value in argument argno for a lookup in (or removal from) the view's filter. */
-static inline bf_hash
+static pg_attribute_always_inline bf_hash
 counting_hash_argument(FunctionCallInfo fcinfo, int argno, const BloomView *view)
 {
 	return bloom_encoder_hash(bloom_call_encoder(fcinfo, argno), PG_GETARG_DATUM(argno),
 							  view->header.flags, NULL);
 }
 
-static bool
+/* The membership test both contains functions share: a per-row path. */
+static pg_attribute_always_inline bool
 counting_test_arguments(FunctionCallInfo fcinfo, int filter_argno, int value_argno)
 {
 	BloomView	view;

@@ -98,15 +98,26 @@ PG_FUNCTION_INFO_V1(counting_bloom_agg_transfn);
 Datum
 counting_bloom_agg_transfn(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcontext = bloom_agg_context(fcinfo, "counting_bloom_agg_transfn");
-	CountingAggState *state = PG_ARGISNULL(0) ? NULL : (CountingAggState *) PG_GETARG_POINTER(0);
+	CountingAggState *state = NULL;
 	CountingBloomFilter *filter;
 	double		p;
 	int64		n;
 
+	/*
+	 * A state exists only when the aggregate machinery passes one, and then
+	 * the cheap test of the call context will do (a per-row path): the full
+	 * one is needed only to create it, as bloom_agg's.
+	 */
+	if (!PG_ARGISNULL(0))
+	{
+		if (unlikely(!bloom_in_aggregate(fcinfo)))
+			elog(ERROR, "counting_bloom_agg_transfn called in non-aggregate context");
+		state = (CountingAggState *) PG_GETARG_POINTER(0);
+	}
 	counting_agg_request_args(fcinfo, 2, &p, &n);
 	if (state == NULL)
 	{
+		MemoryContext aggcontext = bloom_agg_context(fcinfo, "counting_bloom_agg_transfn");
 		MemoryContext old_context = MemoryContextSwitchTo(aggcontext);
 		BloomHeader shape;
 

@@ -110,20 +110,163 @@ extern bf_status bf_counting_check_counters(const BloomHeader *header,
 
 /* ---- element operations (the hash is the value's, as bloom's) ---- */
 
-/* Increment the value's k counters (saturating at BF_COUNTER_MAX). */
-extern void bf_counting_add(uint8_t *counters, uint64_t m, uint32_t k, uint8_t scheme,
-							bf_hash hash);
+/*
+ * Add and contains walk the scheme's probe iterator (core_probe.h) inline,
+ * as bf_add and bf_contains do: they are per-row paths, where an array of
+ * positions and a call cost about as much as the probes.  Under scheme 2 a
+ * value's counters are in the 512 counters (256 bytes) of its block.
+ */
 
-/* Whether all k counters are non-zero: bf_contains of the filter's bits. */
-extern bool bf_counting_contains(const uint8_t *counters, uint64_t m, uint32_t k,
-								 uint8_t scheme, bf_hash hash);
+/* Counter i: one increment unless it is saturated, with no branch. */
+static BF_ALWAYS_INLINE void
+bf_counter_increment(uint8_t *counters, uint64_t i)
+{
+	unsigned	shift = (unsigned) (i & 1) * BF_COUNTER_BITS;
+	unsigned	below_max = ((counters[i >> 1] >> shift) & BF_COUNTER_MAX) != BF_COUNTER_MAX;
+
+	counters[i >> 1] += (uint8_t) (below_max << shift);
+}
+
+/* 1 if counter i is non-zero, else 0, with no branch. */
+static BF_ALWAYS_INLINE uint32_t
+bf_counter_nonzero(const uint8_t *counters, uint64_t i)
+{
+	return (bf_counter_get(counters, i) + BF_COUNTER_MAX) >> BF_COUNTER_BITS;
+}
+
+/* Increment the value's k counters (saturating at BF_COUNTER_MAX). */
+static inline void
+bf_counting_add(uint8_t *counters, uint64_t m, uint32_t k, uint8_t scheme, bf_hash hash)
+{
+	if (scheme == BLOOM_HASH_XXH3_BLOCKED)
+	{
+		uint8_t    *block = counters + bf_block_offset(hash.h1, m) * 4;
+		bf_blocked_probe probe;
+
+		bf_blocked_probe_init(&probe, hash.h2, k);
+		do
+		{
+			uint32_t	n;
+			uint64_t	w = bf_blocked_probe_word(&probe, &n);
+
+			for (; n > 0; n--, w >>= 9)
+				bf_counter_increment(block, w & (BLOOM_BLOCK_BITS - 1));
+		} while (bf_blocked_probe_next(&probe));
+	}
+	else
+	{
+		bf_edh_probe probe;
+		uint64_t	position;
+
+		bf_edh_probe_init(&probe, hash, m, k);
+		while (bf_edh_probe_next(&probe, &position))
+			bf_counter_increment(counters, position);
+	}
+}
+
+/*
+ * Whether all k counters are non-zero: bf_contains of the filter's bits,
+ * with no branch between the probes, as bf_contains (core_probe.h says why).
+ */
+static inline bool
+bf_counting_contains(const uint8_t *counters, uint64_t m, uint32_t k, uint8_t scheme,
+					 bf_hash hash)
+{
+	uint32_t	all_nonzero = 1;
+
+	if (scheme == BLOOM_HASH_XXH3_BLOCKED)
+	{
+		const uint8_t *block = counters + bf_block_offset(hash.h1, m) * 4;
+		bf_blocked_probe probe;
+
+		bf_blocked_probe_init(&probe, hash.h2, k);
+		do
+		{
+			uint32_t	n;
+			uint64_t	w = bf_blocked_probe_word(&probe, &n);
+
+			for (; n > 0; n--, w >>= 9)
+				all_nonzero &= bf_counter_nonzero(block, w & (BLOOM_BLOCK_BITS - 1));
+		} while (bf_blocked_probe_next(&probe));
+	}
+	else
+	{
+		bf_edh_probe probe;
+		uint64_t	position;
+
+		bf_edh_probe_init(&probe, hash, m, k);
+		while (bf_edh_probe_next(&probe, &position))
+			all_nonzero &= bf_counter_nonzero(counters, position);
+	}
+	return all_nonzero != 0;
+}
+
+/*
+ * Counter i: false if it is 0, else true, decremented unless it is
+ * saturated.
+ */
+static BF_ALWAYS_INLINE bool
+bf_counter_decrement(uint8_t *counters, uint64_t i)
+{
+	unsigned	shift = (unsigned) (i & 1) * BF_COUNTER_BITS;
+	unsigned	counter = (counters[i >> 1] >> shift) & BF_COUNTER_MAX;
+
+	if (counter == 0)
+		return false;
+	counters[i >> 1] -= (uint8_t) ((unsigned) (counter != BF_COUNTER_MAX) << shift);
+	return true;
+}
 
 /*
  * Remove the value: false, with the counters unchanged, when it is certainly
  * absent; else decrement its k counters (saturated ones stay) and true.
+ *
+ * Probe by probe; a probe that finds its counter at 0 (at 0 from the start,
+ * or brought there by an earlier probe of this value at the same position)
+ * proves the value absent, and the decrements made so far are undone, so
+ * the filter is unchanged.  The first n probes of a value are the probes of
+ * the same value with k = n under either scheme, so the undo is
+ * bf_counting_add with k = n: an increment unless saturated, and a counter
+ * decremented here is at most 13 while one at 15 was skipped.
  */
-extern bool bf_counting_remove(uint8_t *counters, uint64_t m, uint32_t k, uint8_t scheme,
-							   bf_hash hash);
+static inline bool
+bf_counting_remove(uint8_t *counters, uint64_t m, uint32_t k, uint8_t scheme, bf_hash hash)
+{
+	uint32_t	done = 0;
+
+	if (scheme == BLOOM_HASH_XXH3_BLOCKED)
+	{
+		uint8_t    *block = counters + bf_block_offset(hash.h1, m) * 4;
+		bf_blocked_probe probe;
+
+		bf_blocked_probe_init(&probe, hash.h2, k);
+		do
+		{
+			uint32_t	n;
+			uint64_t	w = bf_blocked_probe_word(&probe, &n);
+
+			for (; n > 0; n--, w >>= 9, done++)
+				if (!bf_counter_decrement(block, w & (BLOOM_BLOCK_BITS - 1)))
+					goto absent;
+		} while (bf_blocked_probe_next(&probe));
+	}
+	else
+	{
+		bf_edh_probe probe;
+		uint64_t	position;
+
+		bf_edh_probe_init(&probe, hash, m, k);
+		for (; bf_edh_probe_next(&probe, &position); done++)
+			if (!bf_counter_decrement(counters, position))
+				goto absent;
+	}
+	return true;
+
+absent:
+	if (done > 0)
+		bf_counting_add(counters, m, done, scheme, hash);
+	return false;
+}
 
 /* ---- whole arrays (nbytes = bf_counting_payload_bytes(m)) ---- */
 
