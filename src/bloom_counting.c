@@ -114,10 +114,18 @@ static pg_attribute_always_inline bool
 counting_test_arguments(FunctionCallInfo fcinfo, int filter_argno, int value_argno)
 {
 	BloomView	view;
+	bf_hash		hash;
 
-	counting_getarg(fcinfo, filter_argno, &view);
+	/* a stored filter: its call site keeps the bloom filter of its counters */
+	if (likely(counting_getarg_lookup(fcinfo, filter_argno, &view)))
+	{
+		hash = counting_hash_argument(fcinfo, value_argno, &view);
+		return bf_contains(view.bits, view.header.m, view.header.k, view.header.hash_scheme,
+						   hash);
+	}
+	hash = counting_hash_argument(fcinfo, value_argno, &view);
 	return bf_counting_contains(view.bits, view.header.m, view.header.k, view.header.hash_scheme,
-								counting_hash_argument(fcinfo, value_argno, &view));
+								hash);
 }
 
 PG_FUNCTION_INFO_V1(counting_bloom_contains);
@@ -194,8 +202,9 @@ counting_each_element(FunctionCallInfo fcinfo, bool remove)
 	BloomView	view;
 	BloomEncoder *encoder = NULL;
 	CountingBloomFilter *filter = NULL;
+	bf_counting_adder *adder = NULL;
 	MemoryContext value_context = NULL;
-	bool		changed = false;
+	bool		changed;
 	Datum		value;
 	bool		isnull;
 
@@ -219,6 +228,10 @@ counting_each_element(FunctionCallInfo fcinfo, bool remove)
 			counting_getarg(fcinfo, 0, &view);
 			encoder = bloom_call_encoder_of_type(fcinfo, 1, ARR_ELEMTYPE(values));
 			filter = counting_copy(&view);
+			/* prefetching only for a filter larger than the cache (core_counting.h) */
+			adder = (bf_counting_adder *) palloc(sizeof(bf_counting_adder));
+			bf_counting_adder_init(adder, filter->counters, filter->m, filter->k,
+								   filter->hash_scheme);
 			value_context = AllocSetContextCreate(CurrentMemoryContext, "bloom counting value",
 												  ALLOCSET_SMALL_SIZES);
 		}
@@ -228,18 +241,15 @@ counting_each_element(FunctionCallInfo fcinfo, bool remove)
 								  remove ? NULL : &filter->flags);
 		MemoryContextSwitchTo(old_context);
 		MemoryContextReset(value_context);
-		if (remove)
-			changed |= bf_counting_remove(filter->counters, filter->m, filter->k,
-										  filter->hash_scheme, hash);
-		else
-		{
-			bf_counting_add(filter->counters, filter->m, filter->k, filter->hash_scheme, hash);
-			changed = true;
-		}
+		bf_counting_adder_push(adder, hash, remove);
 	}
 	array_free_iterator(iterator);
-	if (value_context != NULL)
-		MemoryContextDelete(value_context);
+	if (filter == NULL)
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	bf_counting_adder_flush(adder);
+	changed = adder->changed > 0;
+	pfree(adder);
+	MemoryContextDelete(value_context);
 	if (!changed)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	PG_RETURN_POINTER(filter);

@@ -86,6 +86,45 @@ counting_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view)
 	*view = checked;
 }
 
+bool
+counting_getarg_lookup_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view)
+{
+	struct varlena *value = (struct varlena *) PG_GETARG_POINTER(argno);
+	BloomArgCache *entry;
+	BloomView	counters;
+	uint64		size;
+	char	   *chunk;
+	BloomFilter *bits;
+
+	if (!VARATT_IS_EXTERNAL_ONDISK(value) || argno >= lengthof(((BloomCallCache *) NULL)->args))
+	{
+		counting_view_datum(PointerGetDatum(value), view);
+		return false;
+	}
+	counting_getarg_fetch(fcinfo, argno, &counters);
+	entry = &bloom_call_cache(fcinfo)->args[argno];
+
+	/* the bit array on a cache line of its own, so that a scheme 2 block is one line */
+	size = BLOOM_BITS_OFFSET + bloom_payload_bytes(counters.header.m);
+	chunk = MemoryContextAllocHuge(fcinfo->flinfo->fn_mcxt, size + BF_BLOCK_BYTES);
+	bits = (BloomFilter *) (TYPEALIGN(BF_BLOCK_BYTES, chunk + BLOOM_BITS_OFFSET) - BLOOM_BITS_OFFSET);
+	SET_VARSIZE(bits, size);
+	bits->format_version = BLOOM_FORMAT_VERSION;
+	bits->hash_scheme = counters.header.hash_scheme;
+	bits->k = counters.header.k;
+	bits->flags = counters.header.flags;
+	bits->m = counters.header.m;
+	bf_counting_to_bits(counters.bits, counters.header.m, bits->bits);
+
+	/* the cache entry holds the bits from now on: the counters are not needed */
+	pfree(entry->allocation);
+	entry->allocation = chunk;
+	entry->value = (struct varlena *) bits;
+	bloom_view_filter(bits, &entry->view);
+	*view = entry->view;
+	return true;
+}
+
 void
 counting_view_datum(Datum datum, BloomView *view)
 {

@@ -268,6 +268,113 @@ absent:
 	return false;
 }
 
+/*
+ * Adding (or removing) many values to a counting filter larger than the
+ * CPU cache (a filter of 1M values at p = 0.01 has 4.8 MB of counters, four
+ * times its bloom filter): each probe is a cache miss, and one value at a
+ * time waits for them.  As bf_adder does for bloom (core_probe.h), a
+ * bf_counting_adder keeps the last BF_ADDER_DEPTH values in a ring: a new
+ * value's counters are prefetched, and the value is added or removed
+ * BF_ADDER_DEPTH values later, when they have arrived.  The values are
+ * applied in the order they came, so after bf_counting_adder_flush() the
+ * counters are exactly those of bf_counting_add and bf_counting_remove
+ * called one value at a time.  For a filter that fits in the cache the
+ * ring costs more than it saves: bf_counting_adder_init() chooses the
+ * direct path there, at bf_adder's threshold.
+ */
+typedef struct bf_counting_adder
+{
+	uint8_t    *counters;
+	uint64_t	m;
+	uint32_t	k;
+	uint8_t		scheme;
+	bool		pipelined;
+	uint32_t	pending;		/* values in the ring, 0..BF_ADDER_DEPTH */
+	uint32_t	next;			/* slot of the next value */
+	uint64_t	changed;		/* values applied that changed the counters */
+	bf_hash		hash[BF_ADDER_DEPTH];
+	bool		remove[BF_ADDER_DEPTH];
+} bf_counting_adder;
+
+static inline void
+bf_counting_adder_init(bf_counting_adder *adder, uint8_t *counters, uint64_t m, uint32_t k,
+					   uint8_t scheme)
+{
+	adder->counters = counters;
+	adder->m = m;
+	adder->k = k;
+	adder->scheme = scheme;
+	adder->pipelined = bf_counting_payload_bytes(m) >= BF_ADDER_MIN_BYTES;
+	adder->pending = 0;
+	adder->next = 0;
+	adder->changed = 0;
+}
+
+/* Add or remove one value now; a removal proved absent changes nothing. */
+static BF_ALWAYS_INLINE void
+bf_counting_adder_apply(bf_counting_adder *adder, bf_hash hash, bool remove)
+{
+	if (!remove)
+	{
+		bf_counting_add(adder->counters, adder->m, adder->k, adder->scheme, hash);
+		adder->changed++;
+	}
+	else if (bf_counting_remove(adder->counters, adder->m, adder->k, adder->scheme, hash))
+		adder->changed++;
+}
+
+/* Add (remove = false) or remove the value, now or BF_ADDER_DEPTH values later. */
+static inline void
+bf_counting_adder_push(bf_counting_adder *adder, bf_hash hash, bool remove)
+{
+	uint32_t	slot = adder->next;
+
+	if (!adder->pipelined)
+	{
+		bf_counting_adder_apply(adder, hash, remove);
+		return;
+	}
+	/* the value that was prefetched BF_ADDER_DEPTH values ago */
+	if (adder->pending == BF_ADDER_DEPTH)
+		bf_counting_adder_apply(adder, adder->hash[slot], adder->remove[slot]);
+	else
+		adder->pending++;
+	adder->hash[slot] = hash;
+	adder->remove[slot] = remove;
+	adder->next = (slot + 1) & (BF_ADDER_DEPTH - 1);
+#ifdef __GNUC__
+	if (adder->scheme == BLOOM_HASH_XXH3_BLOCKED)
+	{
+		/* the block's 256 bytes of counters: four cache lines, or five unaligned */
+		const uint8_t *block = adder->counters + bf_block_offset(hash.h1, adder->m) * 4;
+
+		for (unsigned offset = 0; offset < 256; offset += 64)
+			__builtin_prefetch(block + offset, 1, 3);
+		__builtin_prefetch(block + 255, 1, 3);
+	}
+	else
+	{
+		bf_edh_probe probe;
+		uint64_t	position;
+
+		bf_edh_probe_init(&probe, hash, adder->m, adder->k);
+		while (bf_edh_probe_next(&probe, &position))
+			__builtin_prefetch(adder->counters + (position >> 1), 1, 3);
+	}
+#endif
+}
+
+/* Apply the values still in the ring, in the order they came. */
+static inline void
+bf_counting_adder_flush(bf_counting_adder *adder)
+{
+	uint32_t	slot = (adder->next - adder->pending) & (BF_ADDER_DEPTH - 1);
+
+	for (; adder->pending > 0; adder->pending--, slot = (slot + 1) & (BF_ADDER_DEPTH - 1))
+		bf_counting_adder_apply(adder, adder->hash[slot], adder->remove[slot]);
+	adder->next = 0;
+}
+
 /* ---- whole arrays (nbytes = bf_counting_payload_bytes(m)) ---- */
 
 /* dst = a + b counter by counter, saturating; dst may be a or b. */
