@@ -47,6 +47,7 @@ OBJS = \
 	src/bloom_sizing.o \
 	src/bloom_support.o \
 	src/bloom_selectivity.o \
+	src/bloom_planner_filter.o \
 	src/bloom_initplan.o \
 	src/bloom_analyze.o \
 	src/bloom_autoagg.o \

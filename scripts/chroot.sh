@@ -19,6 +19,10 @@
 #   15-s390x   bookworm-s390x   the same, big-endian
 #   15-i386    bookworm-i386    debootstrap --arch=i386, runs natively
 #
+# Beside their own majors, the trixie chroot has bookworm's postgresql-15
+# and the forky chroot trixie's postgresql-17, the old majors of the
+# pg_upgrade tests (test/cross/pg_upgrade.sh).
+#
 # Foreign architectures need qemu-user-static and binfmt-support (installed
 # when missing, and binfmt_misc mounted).
 #
@@ -146,12 +150,41 @@ extra_packages() {
 	return 0
 }
 
-# A chroot made before a package joined extra_packages gets it now.
+# The majors of the previous suite that a chroot has beside its own, as
+# MAJOR:SUITE, for test/cross/pg_upgrade.sh: pg_upgrade needs the old and
+# the new major's binaries side by side.  Only their servers: the extension
+# is built for the old major in that major's own chroot (or on the host for
+# 15), and loads under the old suite's server here.  (About 10 s and 55 MB
+# to download each.)
+older_majors_of_chroot() {
+	case $1 in
+	trixie) echo 15:bookworm ;;
+	forky) echo 17:trixie ;;
+	esac
+	return 0
+}
+
+installed_in() {
+	[ "$(chroot "$1" dpkg-query -W -f='${db:Status-Status}' "$2" 2>/dev/null || true)" = installed ]
+}
+
+# A chroot made before a package joined extra_packages, or a major joined
+# older_majors_of_chroot, gets it now.
 add_missing_packages() {
-	local dir=$1 arch=$2 p missing=()
+	local dir=$1 name=$2 arch=$3 p older suite missing=()
 	for p in $(extra_packages "$arch"); do
-		[ "$(chroot "$dir" dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)" = installed ] \
-			|| missing+=("$p")
+		installed_in "$dir" "$p" || missing+=("$p")
+	done
+	for older in $(older_majors_of_chroot "$name"); do
+		suite=${older#*:}
+		installed_in "$dir" "postgresql-${older%%:*}" && continue
+		missing+=("postgresql-${older%%:*}")
+		# (the older suite's packages are only candidates where the chroot's
+		# own suite has none: its own are newer)
+		if [ ! -f "$dir/etc/apt/sources.list.d/$suite.list" ]; then
+			[ -n "$MIRROR" ] || { echo "chroot.sh: found no Debian archive in the host's apt sources; set BLOOM_DEBIAN_MIRROR" >&2; return 1; }
+			echo "deb $MIRROR $suite main" >"$dir/etc/apt/sources.list.d/$suite.list"
+		fi
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
 	echo "chroot.sh: adding ${missing[*]} to the chroot in $dir"
@@ -183,7 +216,7 @@ ensure() {
 	exec 9>"$CACHE/$name.lock"
 	flock 9
 	if [ -f "$dir/.bloomfilter-complete" ]; then
-		add_missing_packages "$dir" "$arch"
+		add_missing_packages "$dir" "$name" "$arch"
 		exec 9>&-
 		return 0
 	fi
@@ -222,6 +255,7 @@ ensure() {
 			apt_in "$dir" install -y --no-install-recommends "${packages[@]}"
 		fi
 	done
+	add_missing_packages "$dir" "$name" "$arch"
 	apt_in "$dir" clean
 	touch "$dir/.bloomfilter-complete"
 	exec 9>&-

@@ -284,7 +284,7 @@ COMMENT ON AGGREGATE bloom_agg_like(pg_catalog.anyelement, bloom) IS
 -- existing type's preference and ALTER TYPE has no such option; the script
 -- runs as a superuser (trusted extensions too).
 UPDATE pg_catalog.pg_type SET typispreferred = true
-	WHERE oid = 'bloom'::pg_catalog.regtype;
+	WHERE pg_type.oid = 'bloom'::pg_catalog.regtype;
 
 CREATE TYPE scalable_bloom;
 
@@ -310,6 +310,7 @@ CREATE TYPE scalable_bloom (
 	OUTPUT = scalable_bloom_out,
 	RECEIVE = scalable_bloom_recv,
 	SEND = scalable_bloom_send,
+	ANALYZE = bloom_typanalyze,
 	INTERNALLENGTH = VARIABLE,
 	ALIGNMENT = double,
 	STORAGE = external
@@ -360,13 +361,15 @@ COMMENT ON FUNCTION bloom_add_all(scalable_bloom, pg_catalog.anyarray) IS
 
 CREATE FUNCTION bloom_contains(scalable_bloom, pg_catalog.anyelement) RETURNS pg_catalog.bool
 	AS 'MODULE_PATHNAME', 'scalable_bloom_contains'
-	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+	SUPPORT bloom_contains_support;
 COMMENT ON FUNCTION bloom_contains(scalable_bloom, pg_catalog.anyelement) IS
 	'false if the value was certainly never added to the scalable filter; true if it probably was';
 
 CREATE FUNCTION bloom_contained_by(pg_catalog.anyelement, scalable_bloom) RETURNS pg_catalog.bool
 	AS 'MODULE_PATHNAME', 'scalable_bloom_contained_by'
-	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+	SUPPORT bloom_contains_support;
 COMMENT ON FUNCTION bloom_contained_by(pg_catalog.anyelement, scalable_bloom) IS
 	'bloom_contains with the arguments swapped, for the <@ operator on scalable_bloom';
 
@@ -374,7 +377,9 @@ CREATE OPERATOR @> (
 	LEFTARG = scalable_bloom,
 	RIGHTARG = pg_catalog.anyelement,
 	FUNCTION = bloom_contains,
-	COMMUTATOR = <@
+	COMMUTATOR = <@,
+	RESTRICT = bloom_contains_selectivity,
+	JOIN = bloom_contains_join_selectivity
 );
 COMMENT ON OPERATOR @> (scalable_bloom, pg_catalog.anyelement) IS 'scalable filter probably contains value';
 
@@ -382,7 +387,9 @@ CREATE OPERATOR <@ (
 	LEFTARG = pg_catalog.anyelement,
 	RIGHTARG = scalable_bloom,
 	FUNCTION = bloom_contained_by,
-	COMMUTATOR = @>
+	COMMUTATOR = @>,
+	RESTRICT = bloom_contains_selectivity,
+	JOIN = bloom_contains_join_selectivity
 );
 COMMENT ON OPERATOR <@ (pg_catalog.anyelement, scalable_bloom) IS 'value probably contained in scalable filter';
 
@@ -432,7 +439,7 @@ CREATE FUNCTION scalable_bloom_stages(scalable_bloom,
 	OUT target_false_positive_rate pg_catalog.float8,
 	OUT bits_set pg_catalog.int8,
 	OUT expected_false_positive_rate pg_catalog.float8)
-	RETURNS SETOF record
+	RETURNS SETOF pg_catalog.record
 	AS 'MODULE_PATHNAME', 'scalable_bloom_stages'
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 8;
 COMMENT ON FUNCTION scalable_bloom_stages(scalable_bloom) IS
@@ -581,6 +588,7 @@ CREATE TYPE counting_bloom (
 	OUTPUT = counting_bloom_out,
 	RECEIVE = counting_bloom_recv,
 	SEND = counting_bloom_send,
+	ANALYZE = bloom_typanalyze,
 	INTERNALLENGTH = VARIABLE,
 	ALIGNMENT = double,
 	STORAGE = external
@@ -638,13 +646,15 @@ COMMENT ON FUNCTION bloom_remove_all(counting_bloom, pg_catalog.anyarray) IS
 
 CREATE FUNCTION bloom_contains(counting_bloom, pg_catalog.anyelement) RETURNS pg_catalog.bool
 	AS 'MODULE_PATHNAME', 'counting_bloom_contains'
-	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+	SUPPORT bloom_contains_support;
 COMMENT ON FUNCTION bloom_contains(counting_bloom, pg_catalog.anyelement) IS
 	'false if the value is certainly not in the counting filter (some counter is 0); true if it probably is';
 
 CREATE FUNCTION bloom_contained_by(pg_catalog.anyelement, counting_bloom) RETURNS pg_catalog.bool
 	AS 'MODULE_PATHNAME', 'counting_bloom_contained_by'
-	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+	SUPPORT bloom_contains_support;
 COMMENT ON FUNCTION bloom_contained_by(pg_catalog.anyelement, counting_bloom) IS
 	'bloom_contains with the arguments swapped, for the <@ operator';
 
@@ -652,7 +662,9 @@ CREATE OPERATOR @> (
 	LEFTARG = counting_bloom,
 	RIGHTARG = pg_catalog.anyelement,
 	FUNCTION = bloom_contains,
-	COMMUTATOR = <@
+	COMMUTATOR = <@,
+	RESTRICT = bloom_contains_selectivity,
+	JOIN = bloom_contains_join_selectivity
 );
 COMMENT ON OPERATOR @> (counting_bloom, pg_catalog.anyelement) IS 'counting filter probably contains value';
 
@@ -660,7 +672,9 @@ CREATE OPERATOR <@ (
 	LEFTARG = pg_catalog.anyelement,
 	RIGHTARG = counting_bloom,
 	FUNCTION = bloom_contained_by,
-	COMMUTATOR = @>
+	COMMUTATOR = @>,
+	RESTRICT = bloom_contains_selectivity,
+	JOIN = bloom_contains_join_selectivity
 );
 COMMENT ON OPERATOR <@ (pg_catalog.anyelement, counting_bloom) IS 'value probably contained in counting filter';
 
@@ -874,3 +888,19 @@ COMMENT ON AGGREGATE counting_bloom_union_agg(counting_bloom) IS
 	'union of the non-NULL counting filters (all of one shape): counter-wise saturating sums';
 
 -- ==== end of counting_bloom ====
+
+-- The planner's functions, shared by the three filter types: the support
+-- function of bloom_contains and bloom_contained_by, the operators'
+-- estimators and the types' ANALYZE (src/bloom_planner_filter.c reads a
+-- filter of any of them).
+COMMENT ON FUNCTION bloom_contains_support(pg_catalog.internal) IS
+	'planner support for bloom_contains and bloom_contained_by on bloom, counting_bloom and scalable_bloom: selectivity and per-call cost';
+COMMENT ON FUNCTION bloom_contains_selectivity(pg_catalog.internal, pg_catalog.oid,
+											   pg_catalog.internal, pg_catalog.int4) IS
+	'restriction selectivity estimator for the @> and <@ operators of bloom, counting_bloom and scalable_bloom';
+COMMENT ON FUNCTION bloom_contains_join_selectivity(pg_catalog.internal, pg_catalog.oid,
+													pg_catalog.internal, pg_catalog.int2,
+													pg_catalog.internal) IS
+	'join selectivity estimator for the @> and <@ operators of bloom, counting_bloom and scalable_bloom, from the statistics of the filter column';
+COMMENT ON FUNCTION bloom_typanalyze(pg_catalog.internal) IS
+	'ANALYZE of bloom, counting_bloom and scalable_bloom columns: the standard statistics, and the sampled filters'' estimated cardinalities, false-positive rates, fill and k';

@@ -30,16 +30,19 @@ LANGUAGE sql AS $$
 	WHERE s.starelid = rel AND a.attname = col
 $$;
 
--- The planner's row estimate for a query (its top plan node).
-CREATE FUNCTION planned_rows(query text) RETURNS float8
+-- A number of the top plan node of a query's plan: 'Plan Rows', the
+-- planner's row estimate, or 'Total Cost'.
+CREATE FUNCTION planned(query text, field text) RETURNS float8
 LANGUAGE plpgsql AS $$
 DECLARE
 	plan json;
 BEGIN
 	EXECUTE 'EXPLAIN (FORMAT JSON) ' || query INTO plan;
-	RETURN (plan -> 0 -> 'Plan' ->> 'Plan Rows')::float8;
+	RETURN (plan -> 0 -> 'Plan' ->> field)::float8;
 END
 $$;
+CREATE FUNCTION planned_rows(query text) RETURNS float8
+LANGUAGE sql AS $$ SELECT planned(query, 'Plan Rows') $$;
 
 -- The planner's row estimate over the true row count of a query.
 CREATE FUNCTION estimate_ratio(query text) RETURNS float8
@@ -188,8 +191,113 @@ SELECT round(s[1]) AS mean_n, s[6] AS filters,
 FROM bloom_statistics('estimates_odd', 'f') AS s;
 DELETE FROM estimates_odd WHERE id IN (7, 8, 9);
 
+--
+-- counting_bloom and scalable_bloom (1.3): the same estimates
+-- (src/bloom_planner_filter.c).  A counting filter is estimated as its cast
+-- to bloom, the filter of its non-zero counters, which tests exactly as it
+-- does; a scalable filter passes a value when a stage holds it, with the
+-- compound rate over its stages.  Without planner support both would get
+-- PostgreSQL's default of one third of the rows (66,667 here, 3.4 times
+-- the VIP semi-join's 19,728).
+--
+CREATE TABLE estimates_variant_filters AS
+SELECT 1 AS id, bloom(counting_bloom_agg(id, 0.01, 2000)) AS b,
+	   counting_bloom_agg(id, 0.01, 2000) AS c,
+	   -- five stages: 100, 200, 400, 800 and 500 of 1,600 values
+	   bloom_add_all(scalable_bloom_empty(0.01, 100), array_agg(id)) AS s,
+	   scalable_bloom_agg(id, 0.01) AS s_agg
+FROM generate_series(0::int8, 1999) AS id;
+-- the same counting filter with the VIPs 1000..1999 removed
+INSERT INTO estimates_variant_filters (id, c)
+SELECT 2, bloom_remove_all(c, (SELECT array_agg(id) FROM generate_series(1000::int8, 1999) AS id))
+FROM estimates_variant_filters;
+ANALYZE estimates_variant_filters;
+SELECT count(*) AS stages
+FROM estimates_variant_filters, scalable_bloom_stages(s) WHERE id = 1;
+
+-- a constant filter (psql variables give the literals), an InitPlan the
+-- planner reads, and each operator spelling
+SELECT b AS vip_bloom, c AS vip_counting, s AS vip_scalable, s_agg AS vip_scalable_agg
+FROM estimates_variant_filters WHERE id = 1 \gset
+SELECT c AS vip_counting_half FROM estimates_variant_filters WHERE id = 2 \gset
+SELECT filter, spelling,
+	   estimate_ratio(format('SELECT * FROM estimates_orders WHERE ' || spelling, expression))
+	   BETWEEN 0.5 AND 2 AS within_2x
+FROM (VALUES
+	(1, 'counting constant', quote_literal(:'vip_counting') || '::counting_bloom'),
+	(2, 'counting constant, half removed', quote_literal(:'vip_counting_half') || '::counting_bloom'),
+	(3, 'counting InitPlan', '(SELECT c FROM estimates_variant_filters WHERE id = 1)'),
+	(4, 'scalable constant', quote_literal(:'vip_scalable') || '::scalable_bloom'),
+	(5, 'scalable_bloom_agg constant', quote_literal(:'vip_scalable_agg') || '::scalable_bloom'),
+	(6, 'scalable InitPlan', '(SELECT s FROM estimates_variant_filters WHERE id = 1)')
+) AS f(n, filter, expression),
+	(VALUES (1, 'bloom_contains(%s, customer_id)'), (2, '%s @> customer_id'),
+			(3, 'customer_id <@ %s')) AS t(n, spelling)
+ORDER BY f.n, t.n;
+
+-- a counting filter is estimated exactly as its cast to bloom (column b),
+-- as a constant and as an InitPlan's filter
+SELECT planned_rows($$SELECT * FROM estimates_orders
+		WHERE bloom_contains('$$ || :'vip_counting' || $$'::counting_bloom, customer_id)$$) =
+	   planned_rows($$SELECT * FROM estimates_orders
+		WHERE bloom_contains(bloom('$$ || :'vip_counting' || $$'::counting_bloom), customer_id)$$)
+		AS constant_as_cast,
+	   planned_rows('SELECT * FROM estimates_orders
+		WHERE bloom_contains((SELECT c FROM estimates_variant_filters WHERE id = 1), customer_id)') =
+	   planned_rows('SELECT * FROM estimates_orders
+		WHERE bloom_contains((SELECT b FROM estimates_variant_filters WHERE id = 1), customer_id)')
+		AS initplan_as_bloom;
+-- empty filters pass nothing (the planner's minimum is one row)
+SELECT planned_rows('SELECT * FROM estimates_orders
+		WHERE bloom_contains(counting_bloom_empty(0.01, 1000), customer_id)') AS counting_empty,
+	   planned_rows('SELECT * FROM estimates_orders
+		WHERE bloom_contains(scalable_bloom_empty(0.01, 1000), customer_id)') AS scalable_empty;
+-- a call is costed by the filter's size, as bloom's: a 4.8 MB counting
+-- filter (1,000,000 values at 1%) costs more per row than one of 1,000
+SELECT planned('SELECT * FROM estimates_orders
+		WHERE bloom_contains(counting_bloom_empty(0.01, 1000000), customer_id)', 'Total Cost') >
+	   planned('SELECT * FROM estimates_orders
+		WHERE bloom_contains(counting_bloom_empty(0.01, 1000), customer_id)', 'Total Cost')
+		AS larger_costs_more;
+
+-- A join to per-group counting and scalable filters, and an InitPlan the
+-- planner does not read: the statistics ANALYZE keeps of their columns,
+-- those of a counting column being those of the cast filters.
+CREATE TABLE estimates_variant_groups WITH (autovacuum_enabled = false) AS
+SELECT c % 50 AS grp, counting_bloom_agg(c, 0.01, 200) AS c,
+	   bloom_add_all(scalable_bloom_empty(0.01, 50), array_agg(c)) AS s,
+	   bloom(counting_bloom_agg(c, 0.01, 200)) AS b
+FROM generate_series(0::int8, 9999) AS c GROUP BY 1;
+CREATE TABLE estimates_variant_many WITH (autovacuum_enabled = false) AS
+SELECT grp + 50 * copy AS grp, c, s FROM estimates_variant_groups, generate_series(0, 9) AS copy;
+ANALYZE estimates_variant_groups, estimates_variant_many;
+SELECT form, estimate_ratio(query) BETWEEN 1.0 / 3 AND 3 AS within_3x
+FROM (VALUES
+	('JOIN ON bloom_contains(counting s.c, o.customer_id)',
+	 'SELECT * FROM estimates_group_orders o
+	  JOIN estimates_variant_groups s ON bloom_contains(s.c, o.customer_id)'),
+	('JOIN ON o.customer_id <@ counting s.c',
+	 'SELECT * FROM estimates_group_orders o
+	  JOIN estimates_variant_groups s ON o.customer_id <@ s.c'),
+	('JOIN ON scalable s.s @> o.customer_id',
+	 'SELECT * FROM estimates_group_orders o
+	  JOIN estimates_variant_groups s ON s.s @> o.customer_id'),
+	('(SELECT c FROM many WHERE grp = 7) @> customer_id',
+	 'SELECT * FROM estimates_group_orders
+	  WHERE (SELECT c FROM estimates_variant_many WHERE grp = 7) @> customer_id'),
+	('(SELECT s FROM many WHERE grp = 7) @> customer_id',
+	 'SELECT * FROM estimates_group_orders
+	  WHERE (SELECT s FROM estimates_variant_many WHERE grp = 7) @> customer_id')
+) AS t(form, query);
+SELECT bloom_statistics('estimates_variant_groups', 'c') =
+	   bloom_statistics('estimates_variant_groups', 'b') AS counting_as_cast;
+SELECT round(s[1]) AS mean_n, round(s[3]::numeric, 3) AS mean_fpr, s[6] AS filters
+FROM bloom_statistics('estimates_variant_groups', 's') AS s;
+
 DROP FUNCTION estimate_ratio(text);
 DROP FUNCTION planned_rows(text);
+DROP FUNCTION planned(text, text);
 DROP FUNCTION bloom_statistics(regclass, name);
 DROP TABLE estimates_orders, estimates_vip_filter, estimates_big, estimates_filters,
-	estimates_group_orders, estimates_group_filters, estimates_many_filters, estimates_odd;
+	estimates_group_orders, estimates_group_filters, estimates_many_filters, estimates_odd,
+	estimates_variant_filters, estimates_variant_groups, estimates_variant_many;

@@ -1,7 +1,9 @@
 /*
- * bloom_analyze.c: statistics of bloom columns, for the planner's estimate
- * of a filter it cannot see (bloom_initplan.c, bloom_selectivity.c): an InitPlan's filter, or a
- * join to a table of filters.
+ * bloom_analyze.c: statistics of bloom, counting_bloom and scalable_bloom
+ * columns, for the planner's estimate of a filter it cannot see
+ * (bloom_initplan.c, bloom_selectivity.c): an InitPlan's filter, or a join
+ * to a table of filters.  Each filter is read as the estimates read it
+ * (bloom_planner_filter.c).
  *
  * ANALYZE first gathers what it gathers for any type with an equality
  * operator (NULL fraction, width, distinct values and the most common
@@ -16,7 +18,7 @@
  */
 #include "postgres.h"
 
-#include "bloom_pg.h"
+#include "bloom_support.h"
 
 #include <math.h>
 
@@ -35,6 +37,7 @@ typedef struct BloomAnalyzeData
 {
 	AnalyzeAttrComputeStatsFunc std_compute_stats;
 	void	   *std_extra_data;
+	BloomFilterKind kind;
 } BloomAnalyzeData;
 
 static int
@@ -48,8 +51,8 @@ bloom_compare_double(const void *a, const void *b)
 
 /* Add the bloom slot to stats from the sampled rows' filters. */
 static void
-bloom_compute_filter_stats(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc,
-						   int samplerows)
+bloom_compute_filter_stats(VacAttrStats *stats, BloomFilterKind kind,
+						   AnalyzeAttrFetchFunc fetchfunc, int samplerows)
 {
 	double		total_bytes = 0.0;
 	int			nonnull_count = 0;
@@ -95,8 +98,7 @@ bloom_compute_filter_stats(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc,
 	{
 		bool		isnull;
 		Datum		value = fetchfunc(stats, i, &isnull);
-		BloomView	view;
-		uint64		bits_set;
+		BloomPlannerFilter filter;
 		double		cardinality;
 
 		if (isnull)
@@ -106,20 +108,15 @@ bloom_compute_filter_stats(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc,
 		vacuum_delay_point_analyze();
 
 		old_context = MemoryContextSwitchTo(filter_context);
-		if (bloom_view_datum_status(value, &view) == BF_OK)
+		if (bloom_planner_filter_read(value, kind, &filter) == BF_OK)
 		{
-			bits_set = bf_popcount(view.bits, view.nbytes);
-			cardinality = bits_set == 0 ? 0.0 :
-				bf_estimate_cardinality(view.header.m, view.header.k,
-										view.header.hash_scheme, bits_set);
 			/* a saturated filter (n* infinite) counts as m values */
-			cardinalities[filter_count++] = Min(cardinality, (double) view.header.m);
-			sum_cardinality += Min(cardinality, (double) view.header.m);
-			sum_fpr += bits_set == 0 ? 0.0 :
-				bf_filter_false_positive_rate(view.bits, view.header.m, view.header.k,
-											  view.header.hash_scheme, bits_set);
-			sum_fill += (double) bits_set / (double) view.header.m;
-			sum_k += view.header.k;
+			cardinality = Min(filter.cardinality, filter.m);
+			cardinalities[filter_count++] = cardinality;
+			sum_cardinality += cardinality;
+			sum_fpr += filter.false_positive_rate;
+			sum_fill += filter.fill;
+			sum_k += filter.k;
 		}
 		MemoryContextSwitchTo(old_context);
 		MemoryContextReset(filter_context);
@@ -156,11 +153,12 @@ bloom_compute_filter_stats(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc,
  * ANALYZE handles one column at a time, so one is enough.
  */
 static AnalyzeAttrFetchFunc bloom_analyze_std_fetchfunc;
+static BloomFilterKind bloom_analyze_kind;
 
 /*
  * The sampled value, or NULL for a damaged one.  The standard compute
  * function compares the values of at most WIDTH_THRESHOLD bytes with
- * bloom_eq, which raises an ERROR for a damaged value and would stop every
+ * the type's =, which raises an ERROR for a damaged value and would stop every
  * ANALYZE of the table; those are checked here (they are small: the check
  * costs little), the larger ones it never reads.
  */
@@ -168,10 +166,10 @@ static Datum
 bloom_analyze_fetch_valid(VacAttrStatsP stats, int rownum, bool *isNull)
 {
 	Datum		value = bloom_analyze_std_fetchfunc(stats, rownum, isNull);
-	BloomView	view;
+	BloomPlannerFilter filter;
 
 	if (!*isNull && toast_raw_datum_size(value) <= WIDTH_THRESHOLD &&
-		bloom_view_datum_status(value, &view) != BF_OK)
+		bloom_planner_filter_read(value, bloom_analyze_kind, &filter) != BF_OK)
 		*isNull = true;
 	return value;
 }
@@ -184,23 +182,30 @@ bloom_compute_stats(VacAttrStats *stats, AnalyzeAttrFetchFunc fetchfunc,
 
 	stats->extra_data = data->std_extra_data;
 	bloom_analyze_std_fetchfunc = fetchfunc;
+	bloom_analyze_kind = data->kind;
 	data->std_compute_stats(stats, bloom_analyze_fetch_valid, samplerows, totalrows);
 	bloom_analyze_std_fetchfunc = NULL;
 	stats->extra_data = data;
-	bloom_compute_filter_stats(stats, fetchfunc, samplerows);
+	bloom_compute_filter_stats(stats, data->kind, fetchfunc, samplerows);
 }
 
-/* The type's typanalyze function (ALTER TYPE bloom SET (ANALYZE = ...)). */
+/*
+ * The typanalyze function of bloom, counting_bloom and scalable_bloom
+ * (ALTER TYPE ... SET (ANALYZE = ...)).
+ */
 PG_FUNCTION_INFO_V1(bloom_typanalyze);
 Datum
 bloom_typanalyze(PG_FUNCTION_ARGS)
 {
 	VacAttrStats *stats = (VacAttrStats *) PG_GETARG_POINTER(0);
+	BloomFilterKind kind = bloom_filter_kind(stats->attrtypid);
 	BloomAnalyzeData *data;
 
-	if (!std_typanalyze(stats))
+	/* another type's values must not be read as filters */
+	if (kind == BLOOM_KIND_NONE || !std_typanalyze(stats))
 		PG_RETURN_BOOL(false);
 	data = palloc(sizeof(BloomAnalyzeData));
+	data->kind = kind;
 	data->std_compute_stats = stats->compute_stats;
 	data->std_extra_data = stats->extra_data;
 	stats->compute_stats = bloom_compute_stats;

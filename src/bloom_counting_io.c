@@ -83,26 +83,19 @@ counting_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view)
 	entry->value = copy;
 	entry->allocation = copy;
 	entry->view = checked;
+	entry->counting_bits = false;
+	entry->counting_lookups = 0;
 	*view = checked;
 }
 
 bool
-counting_getarg_lookup_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view)
+counting_cache_to_bits(FunctionCallInfo fcinfo, int argno, BloomView *view)
 {
-	struct varlena *value = (struct varlena *) PG_GETARG_POINTER(argno);
-	BloomArgCache *entry;
-	BloomView	counters;
+	BloomArgCache *entry = &((BloomCallCache *) fcinfo->flinfo->fn_extra)->args[argno];
+	BloomView	counters = entry->view;
 	uint64		size;
 	char	   *chunk;
 	BloomFilter *bits;
-
-	if (!VARATT_IS_EXTERNAL_ONDISK(value) || argno >= lengthof(((BloomCallCache *) NULL)->args))
-	{
-		counting_view_datum(PointerGetDatum(value), view);
-		return false;
-	}
-	counting_getarg_fetch(fcinfo, argno, &counters);
-	entry = &bloom_call_cache(fcinfo)->args[argno];
 
 	/* the bit array on a cache line of its own, so that a scheme 2 block is one line */
 	size = BLOOM_BITS_OFFSET + bloom_payload_bytes(counters.header.m);
@@ -121,17 +114,25 @@ counting_getarg_lookup_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view
 	entry->allocation = chunk;
 	entry->value = (struct varlena *) bits;
 	bloom_view_filter(bits, &entry->view);
+	entry->counting_bits = true;
 	*view = entry->view;
 	return true;
+}
+
+bf_status
+counting_view_datum_status(Datum datum, BloomView *view)
+{
+	struct varlena *value;
+
+	value = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(datum));
+	return counting_view_bytes_status((const uint8 *) VARDATA_ANY(value),
+									  VARSIZE_ANY_EXHDR(value), view);
 }
 
 void
 counting_view_datum(Datum datum, BloomView *view)
 {
-	struct varlena *value;
-
-	value = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(datum));
-	counting_view_bytes((const uint8 *) VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value), view);
+	counting_raise_invalid_value(counting_view_datum_status(datum, view));
 }
 
 void

@@ -215,7 +215,7 @@ bloom_initplan_column(PlannerInfo *root, Param *param, PlannerInfo **subroot,
 				initplan_root->simple_rel_array[var->varno] == NULL ||
 				initplan_root->simple_rel_array[var->varno]->reloptkind != RELOPT_BASEREL ||
 				bms_membership(initplan_root->all_baserels) != BMS_SINGLETON ||
-				!bloom_is_filter_type(var->vartype))
+				bloom_filter_kind(var->vartype) == BLOOM_KIND_NONE)
 				return NULL;
 			*subroot = initplan_root;
 			*rel = initplan_root->simple_rel_array[var->varno];
@@ -255,6 +255,7 @@ bloom_initplan_selectivity(PlannerInfo *root, VariableStatData *vardata, Oid fun
 		MemoryContextSwitchTo(old_context);
 		if (peeked)
 			selectivity = bloom_known_filter_selectivity(vardata, funcid, value_arg,
+														 bloom_filter_kind(var->vartype),
 														 filter, isnull);
 		MemoryContextDelete(peek_context);
 		if (peeked)

@@ -21,6 +21,7 @@
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/memutils.h"
+#include "utils/tuplestore.h"
 
 /* ---- reading values ---- */
 
@@ -63,15 +64,20 @@ scalable_call_cache(FunctionCallInfo fcinfo)
 	return (ScalableCallCache *) fcinfo->flinfo->fn_extra;
 }
 
-void
-scalable_view_datum(Datum datum, ScalableArg *arg)
+bf_status
+scalable_view_datum_status(Datum datum, ScalableArg *arg)
 {
 	struct varlena *value = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(datum));
 
 	arg->body = (const uint8 *) VARDATA_ANY(value);
-	scalable_raise_invalid(bf_scalable_parse(arg->body, VARSIZE_ANY_EXHDR(value), false,
-											 &arg->own));
 	arg->view = &arg->own;
+	return bf_scalable_parse(arg->body, VARSIZE_ANY_EXHDR(value), false, &arg->own);
+}
+
+void
+scalable_view_datum(Datum datum, ScalableArg *arg)
+{
+	scalable_raise_invalid(scalable_view_datum_status(datum, arg));
 }
 
 void

@@ -36,6 +36,15 @@ extern void scalable_getarg(FunctionCallInfo fcinfo, int argno, ScalableArg *arg
 extern void scalable_view_datum(Datum datum, ScalableArg *arg);
 
 /*
+ * The same without the ERROR, for the planner and ANALYZE, which skip a
+ * damaged value: arg is valid only when BF_OK is returned.
+ */
+extern bf_status scalable_view_datum_status(Datum datum, ScalableArg *arg);
+
+/* The type's input function, by which the planner recognizes the type. */
+extern PGDLLEXPORT Datum scalable_bloom_in(PG_FUNCTION_ARGS);
+
+/*
  * A new filter of the parameters with its first stage open, in
  * CurrentMemoryContext; ERROR 22023 or 54000, naming operation, when the
  * parameters cannot make one.

@@ -49,7 +49,6 @@
 #include "optimizer/optimizer.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/syscache.h"
 
 /*
  * Which argument of the function is the value: the one declared anyelement
@@ -70,30 +69,6 @@ bloom_value_argno(Oid funcid)
 	return value_argno;
 }
 
-/*
- * Whether typid is the bloom type or a domain over it, recognized by its
- * input function being this module's bloom_in (its OID and schema vary).  A
- * superuser can attach the estimator or the support function to a function
- * of any argument types, and a datum of another type must not be read as a
- * filter: a pass-by-value int4 read as a pointer is no address at all.
- */
-bool
-bloom_is_filter_type(Oid typid)
-{
-	HeapTuple	tuple = SearchSysCache1(TYPEOID, ObjectIdGetDatum(getBaseType(typid)));
-	Oid			input_function;
-	FmgrInfo	input;
-
-	if (!HeapTupleIsValid(tuple))
-		return false;
-	input_function = ((Form_pg_type) GETSTRUCT(tuple))->typinput;
-	ReleaseSysCache(tuple);
-	if (!OidIsValid(input_function))
-		return false;
-	fmgr_info(input_function, &input);
-	return input.fn_addr == bloom_in;
-}
-
 /* The fraction of the column's rows that are NULL, 0 without statistics. */
 double
 bloom_null_fraction(VariableStatData *vardata)
@@ -111,11 +86,10 @@ bloom_null_fraction(VariableStatData *vardata)
  */
 static double
 bloom_column_selectivity(VariableStatData *vardata, BloomEncoder *encoder,
-						 const BloomView *view)
+						 const BloomPlannerFilter *filter)
 {
-	uint64		bits_set = bf_popcount(view->bits, view->nbytes);
-	double		false_positive_rate;
-	double		cardinality;
+	double		false_positive_rate = filter->false_positive_rate;
+	double		cardinality = filter->cardinality;
 	double		null_fraction = 0.0;
 	double		mcv_pass = 0.0;		/* frequency of the MCVs that pass */
 	double		mcv_total = 0.0;	/* frequency of all MCVs */
@@ -132,14 +106,8 @@ bloom_column_selectivity(VariableStatData *vardata, BloomEncoder *encoder,
 	double		selectivity;
 	bool		distinct_is_default;
 
-	if (bits_set == 0)
+	if (filter->fill == 0.0)
 		return 0.0;				/* an empty filter contains nothing */
-	false_positive_rate = bf_filter_false_positive_rate(view->bits, view->header.m,
-														view->header.k,
-														view->header.hash_scheme,
-														bits_set);
-	cardinality = bf_estimate_cardinality(view->header.m, view->header.k,
-										  view->header.hash_scheme, bits_set);
 
 	null_fraction = bloom_null_fraction(vardata);
 	if (encoder != NULL && HeapTupleIsValid(vardata->statsTuple))
@@ -152,11 +120,10 @@ bloom_column_selectivity(VariableStatData *vardata, BloomEncoder *encoder,
 			for (int i = 0; i < sslot.nvalues; i++)
 			{
 				bf_hash		hash = bloom_encoder_hash(encoder, sslot.values[i],
-															   view->header.flags, NULL);
+															   filter->flags, NULL);
 
 				mcv_total += sslot.numbers[i];
-				if (bf_contains(view->bits, view->header.m, view->header.k,
-								view->header.hash_scheme, hash))
+				if (bloom_planner_filter_contains(filter, hash))
 				{
 					mcv_pass += sslot.numbers[i];
 					mcv_pass_count++;
@@ -171,10 +138,9 @@ bloom_column_selectivity(VariableStatData *vardata, BloomEncoder *encoder,
 			for (int i = 0; i < sslot.nvalues; i++)
 			{
 				bf_hash		hash = bloom_encoder_hash(encoder, sslot.values[i],
-															   view->header.flags, NULL);
+															   filter->flags, NULL);
 
-				if (bf_contains(view->bits, view->header.m, view->header.k,
-								view->header.hash_scheme, hash))
+				if (bloom_planner_filter_contains(filter, hash))
 					histogram_pass_count++;
 			}
 			histogram_count = sslot.nvalues;
@@ -275,11 +241,11 @@ bloom_filter_column_statistics(VariableStatData *vardata, double *numbers)
  */
 double
 bloom_known_filter_selectivity(VariableStatData *vardata, Oid funcid, Node *value_arg,
-							   Datum filter, bool isnull)
+							   BloomFilterKind kind, Datum datum, bool isnull)
 {
 	MemoryContext estimate_context;
 	MemoryContext old_context;
-	BloomView	view;
+	BloomPlannerFilter filter;
 	Oid			value_type = exprType(value_arg);
 	BloomEncoder *encoder = NULL;
 	double		selectivity;
@@ -294,16 +260,12 @@ bloom_known_filter_selectivity(VariableStatData *vardata, Oid funcid, Node *valu
 	estimate_context = AllocSetContextCreate(CurrentMemoryContext, "bloom selectivity",
 											 ALLOCSET_DEFAULT_SIZES);
 	old_context = MemoryContextSwitchTo(estimate_context);
-	bloom_view_datum(filter, &view);
+	bloom_planner_filter_open(datum, kind, &filter);
 	/* statistics are probed only where the user may see their values */
 	if (statistic_proc_security_check(vardata, funcid) &&
 		bloom_encoding_supported(value_type))
 		encoder = bloom_encoder_create(value_type, estimate_context);
-	if (view.header.hash_scheme != BLOOM_HASH_XXH3_EDH &&
-		view.header.hash_scheme != BLOOM_HASH_XXH3_BLOCKED)
-		selectivity = (1.0 - bloom_null_fraction(vardata)) * BLOOM_DEFAULT_SELECTIVITY;
-	else
-		selectivity = bloom_column_selectivity(vardata, encoder, &view);
+	selectivity = bloom_column_selectivity(vardata, encoder, &filter);
 	MemoryContextSwitchTo(old_context);
 	MemoryContextDelete(estimate_context);
 	return selectivity;
@@ -318,20 +280,23 @@ bloom_restriction_selectivity(PlannerInfo *root, Oid funcid, List *args,
 									int varRelid)
 {
 	int			value_argno = bloom_value_argno(funcid);
+	BloomFilterKind kind;
 	Node	   *filter_arg;
 	Node	   *value_arg;
 	VariableStatData vardata;
 	double		selectivity = -1.0;
 
-	if (value_argno < 0 || list_length(args) != 2 ||
-		!bloom_is_filter_type(exprType((Node *) list_nth(args, 1 - value_argno))))
+	if (value_argno < 0 || list_length(args) != 2)
+		return BLOOM_DEFAULT_SELECTIVITY;
+	kind = bloom_filter_kind(exprType((Node *) list_nth(args, 1 - value_argno)));
+	if (kind == BLOOM_KIND_NONE)
 		return BLOOM_DEFAULT_SELECTIVITY;
 	value_arg = (Node *) list_nth(args, value_argno);
 	filter_arg = estimate_expression_value(root, (Node *) list_nth(args, 1 - value_argno));
 
 	examine_variable(root, value_arg, varRelid, &vardata);
 	if (IsA(filter_arg, Const))
-		selectivity = bloom_known_filter_selectivity(&vardata, funcid, value_arg,
+		selectivity = bloom_known_filter_selectivity(&vardata, funcid, value_arg, kind,
 													 ((Const *) filter_arg)->constvalue,
 													 ((Const *) filter_arg)->constisnull);
 	else if (IsA(filter_arg, Param))
@@ -368,7 +333,7 @@ bloom_join_selectivity(PlannerInfo *root, Oid funcid, List *args,
 	filter_arg = (Node *) list_nth(args, 1 - value_argno);
 	if (IsA(filter_arg, RelabelType))
 		filter_arg = (Node *) ((RelabelType *) filter_arg)->arg;
-	if (!IsA(filter_arg, Var) || !bloom_is_filter_type(exprType(filter_arg)))
+	if (!IsA(filter_arg, Var) || bloom_filter_kind(exprType(filter_arg)) == BLOOM_KIND_NONE)
 		return -1.0;
 
 	examine_variable(root, filter_arg, 0, &filter_vardata);

@@ -63,7 +63,7 @@ bloom_contains_call_cost(Oid funcid, Node *node)
 		return bloom_call_cost_for_size(BLOOM_COST_UNKNOWN_BYTES);
 	filter_arg = (Node *) list_nth(args, 1 - value_argno);
 	if (!IsA(filter_arg, Const) || ((Const *) filter_arg)->constisnull ||
-		!bloom_is_filter_type(((Const *) filter_arg)->consttype))
+		bloom_filter_kind(((Const *) filter_arg)->consttype) == BLOOM_KIND_NONE)
 		return bloom_call_cost_for_size(BLOOM_COST_UNKNOWN_BYTES);
 
 	/* the filter's size, without fetching or decompressing the value */

@@ -1,8 +1,9 @@
 /*
  * bloom_support.h: what the planner files share (bloom_support.c, the
  * support function, costs and the query-shape guard; bloom_selectivity.c,
- * the estimates; bloom_initplan.c, filters that come from an InitPlan; the
- * automatic prefilter, bloom_autoprefilter*.c).  Its declarations bring the
+ * the estimates; bloom_initplan.c, filters that come from an InitPlan;
+ * bloom_planner_filter.c, a filter of any type as the estimates and ANALYZE
+ * read it; the automatic prefilter, bloom_autoprefilter*.c).  Its declarations bring the
  * planner's nodes and selfuncs.h, which those files use too; each includes
  * the rest of what it uses itself.
  */
@@ -23,14 +24,62 @@
  * if the function is not of that shape.
  */
 extern int	bloom_value_argno(Oid funcid);
-extern bool bloom_is_filter_type(Oid typid);
+
+/* The filter types whose membership tests the planner estimates. */
+typedef enum BloomFilterKind
+{
+	BLOOM_KIND_NONE,			/* not a filter type */
+	BLOOM_KIND_BLOOM,
+	BLOOM_KIND_COUNTING,
+	BLOOM_KIND_SCALABLE
+} BloomFilterKind;
+
+/* Which filter type typid (or the type of a domain over it) is. */
+extern BloomFilterKind bloom_filter_kind(Oid typid);
+
+/*
+ * A filter of any kind as the estimates read it (bloom_planner_filter.c):
+ * what it passes (bloom_planner_filter_contains), its current
+ * false-positive rate and estimated cardinality n* (+Infinity when a
+ * stage is saturated), its m and fill X/m (over all of a scalable filter's
+ * stages), k (their mean), and the flags its values were hashed with.
+ */
+typedef struct BloomPlannerFilter
+{
+	BloomFilterKind kind;
+	BloomView	bloom;			/* bloom, or the bits of a counting filter */
+	struct ScalableArg *scalable;	/* scalable_bloom */
+	uint8		flags;
+	double		false_positive_rate;
+	double		cardinality;
+	double		m;
+	double		fill;
+	double		k;
+} BloomPlannerFilter;
+
+/*
+ * Read datum, a filter of kind in any varlena form; what it allocates
+ * (a detoasted copy, a counting filter's bits) is in CurrentMemoryContext.
+ * The filter is valid only when BF_OK is returned: a damaged value gets
+ * its validator's status.
+ */
+extern bf_status bloom_planner_filter_read(Datum datum, BloomFilterKind kind,
+										   BloomPlannerFilter *filter);
+
+/* The same, with the type's ERROR XX001 for a damaged value. */
+extern void bloom_planner_filter_open(Datum datum, BloomFilterKind kind,
+									  BloomPlannerFilter *filter);
+
+/* Whether the filter passes a value of this hash. */
+extern bool bloom_planner_filter_contains(const BloomPlannerFilter *filter, bf_hash hash);
 
 /* The fraction of the column's rows that are NULL. */
 extern double bloom_null_fraction(VariableStatData *vardata);
 
 /* P(pass) for a known filter value (isnull: none). */
 extern double bloom_known_filter_selectivity(VariableStatData *vardata, Oid funcid,
-											 Node *value_arg, Datum filter, bool isnull);
+											 Node *value_arg, BloomFilterKind kind,
+											 Datum filter, bool isnull);
 
 /* P(pass) for a filter known only by its estimated cardinality and rate. */
 extern double bloom_unseen_filter_selectivity(VariableStatData *value_vardata,

@@ -12,6 +12,9 @@
 #   operator class members), its dependencies and its comment.
 # - The whole pg_regress suite (every sql/*.sql but bloomfilter--*, setup first) passes
 #   against the database updated from 1.0.
+# - bloomfilter.so exports every C function that an install or update
+#   script names (pg_upgrade --check loads them all; the released versions
+#   1.0, 1.1 and 1.2 keep functions that 1.3 dropped).
 # - Stored rollups survive the upgrade: a daily filter that the 1.0 library
 #   built with bloom_agg(x, 0.01, 10000000) (scheme 1, the classic m and k),
 #   and the next day's, built after the update with bloom_agg_like in its
@@ -40,6 +43,52 @@ my ($default_version) =
   slurp_file($control) =~ /^default_version[[:space:]]*=[[:space:]]*'([^']*)'/m
   or die "no default_version in $control";
 note("default version: $default_version");
+
+# ---- The C symbols of every version's SQL ----
+#
+# pg_upgrade --check LOADs, in the new cluster, the library of every C
+# function of the old one, and a database left at 1.0, 1.1 or 1.2 keeps the
+# functions of that version (1.3 drops some of them, not their symbols):
+# every symbol that an install or update script names must stay exported by
+# bloomfilter.so, with the pg_finfo_ function that PG_FUNCTION_INFO_V1 adds.
+# One test per script; the released versions' scripts are 1.0, 1.0--1.1 and
+# 1.1--1.2.
+my $library =
+	($ENV{BLOOM_INST} // '')
+  . $node->config_data('--pkglibdir')
+  . '/bloomfilter.so';
+my ($nm_out, $nm_err) = ('', '');
+my $nm_ran = eval {
+	IPC::Run::run([ 'nm', '-D', '--defined-only', $library ],
+		'>', \$nm_out, '2>', \$nm_err);
+};
+chomp(my $nm_failed = $nm_ran ? '' : $@ || $nm_err);
+if ($nm_failed =~ /Command 'nm' not found/)
+{
+	# (not counted: a check that cannot run passes nothing)
+	diag("SKIPPED: the C symbols of the install and update scripts: no nm (binutils) here");
+}
+elsif (!$nm_ran)
+{
+	fail("nm -D --defined-only $library");
+	diag($nm_failed);
+}
+else
+{
+	my %exported = map { (split ' ')[2] => 1 } grep { /^\S+ T \S+$/ } split /\n/, $nm_out;
+	note(scalar(keys %exported) . " functions exported by $library");
+	foreach my $script (sort glob("$root/sql/bloomfilter--*.sql"))
+	{
+		my %named = map { $_ => 1 }
+		  slurp_file($script) =~ /AS\s+'MODULE_PATHNAME',\s*'(\w+)'/g;
+		my @missing = grep { !$exported{$_} || !$exported{"pg_finfo_$_"} } sort keys %named;
+		my $n = keys %named;
+		ok($n > 0 && !@missing,
+			'bloomfilter.so exports every C function (and its pg_finfo_) that '
+			  . basename($script) . " names ($n)")
+		  or diag("not exported: @missing");
+	}
+}
 
 # What psql printed on its standard output, as "$(psql ...) || true" keeps
 # it: the output up to an error (which goes to the log).
