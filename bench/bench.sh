@@ -6,12 +6,17 @@
 # the data (setup.sql), shows how it is stored (storage.sql), times the cases
 # of cases.sql (measure.sql) and prints medians and ratios (report.sql), then
 # times UPDATEs of a stored filter by one value and by batches (batch.sh),
-# point lookups (lookup.sh), the scale curve (scale.sh) and postgres_fdw
-# prefilters, written by hand and added by bloomfilter.auto_prefilter (fdw.sh).
-# Everything printed is also written to bench/results/latest.txt.
+# point lookups (lookup.sh), the scale curve (scale.sh), postgres_fdw
+# prefilters, written by hand and added by bloomfilter.auto_prefilter
+# (fdw.sh), and last the counting and scalable filters against bloom, in a
+# database of their own (sets.sh).  Everything printed is also written to
+# bench/results/latest.txt.
 #
-# Environment: BENCH_ROUNDS (timed rounds per query, default 7); BLOOM_INST,
-# the install tree (scripts/run.sh sets it), for the callgrind count;
+# Environment: BENCH_PARTS, the parts to run, of "cases callgrind batch
+# lookup scale fdw sets" (default: all; "make bench BENCH_PARTS=sets" runs
+# the counting and scalable part alone, in about a minute); BENCH_ROUNDS
+# (timed rounds per query, default 7); BLOOM_INST, the install tree
+# (scripts/run.sh sets it), for the callgrind counts and fdw.sh;
 # BENCH_LOOKUP=0 skips the point lookups of lookup.sh (BENCH_LOOKUP_* there);
 # BENCH_FDW=0 skips the postgres_fdw prefilters of fdw.sh; BENCH_SCALE=0 the
 # scale curve of scale.sh (BENCH_SCALE_* there).
@@ -33,57 +38,75 @@ trap 'rm -f "$out"' EXIT
 	echo "machine:  $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 } | tee "$out"
 
-t=$SECONDS
-echo
-echo "creating the data set ..."
-"${psql[@]}" -f "$here/setup.sql" 2>&1 | tee -a "$out"
-echo "data set created in $((SECONDS - t))s" | tee -a "$out"
-echo | tee -a "$out"
-"${psql[@]}" -f "$here/storage.sql" 2>&1 | tee -a "$out" || true
+parts=" ${BENCH_PARTS:-cases callgrind batch lookup scale fdw sets} "
+part() { case $parts in *" $1 "*) return 0 ;; esac; return 1; }
 
-t=$SECONDS
-"${psql[@]}" -f "$here/cases.sql"
-# Progress notices go to the terminal only; the report goes to both.
-"${psql[@]}" -f "$here/measure.sql"
-echo "timed in $((SECONDS - t))s" | tee -a "$out"
-echo | tee -a "$out"
-"${psql[@]}" -f "$here/report.sql" | tee -a "$out"
+if part cases; then
+	t=$SECONDS
+	echo
+	echo "creating the data set ..."
+	"${psql[@]}" -f "$here/setup.sql" 2>&1 | tee -a "$out"
+	echo "data set created in $((SECONDS - t))s" | tee -a "$out"
+	echo | tee -a "$out"
+	"${psql[@]}" -f "$here/storage.sql" 2>&1 | tee -a "$out" || true
+
+	t=$SECONDS
+	"${psql[@]}" -f "$here/cases.sql"
+	# Progress notices go to the terminal only; the report goes to both.
+	"${psql[@]}" -f "$here/measure.sql"
+	echo "timed in $((SECONDS - t))s" | tee -a "$out"
+	echo | tee -a "$out"
+	"${psql[@]}" -f "$here/report.sql" | tee -a "$out"
+fi
 
 # (f): instructions per call, which do not wobble with the machine's load.
-if [ -n "${BLOOM_INST:-}" ]; then
+if part callgrind && [ -n "${BLOOM_INST:-}" ]; then
 	echo | tee -a "$out"
 	echo "callgrind (bench/callgrind.sh): in-cache filter of 10,000 values at p = 0.01 (12 kB), 100,000 calls" | tee -a "$out"
 	"$here/callgrind.sh" "$BLOOM_INST" 2>&1 | tee -a "$out"
 fi
 
 # Adding to a stored 12 MB filter: one UPDATE per value against batches.
-echo | tee -a "$out"
-echo "batch adds (bench/batch.sh): UPDATEs of a stored 12 MB filter, one pgbench client" | tee -a "$out"
-"$here/batch.sh" 2>&1 | tee -a "$out"
+if part batch; then
+	echo | tee -a "$out"
+	echo "batch adds (bench/batch.sh): UPDATEs of a stored 12 MB filter, one pgbench client" | tee -a "$out"
+	"$here/batch.sh" 2>&1 | tee -a "$out"
+fi
 
 # Point lookups and scans of stored filters against the whole-detoast
 # baseline (bench/lookup.sh); BENCH_LOOKUP=0 skips them.
-if [ "${BENCH_LOOKUP:-1}" != 0 ]; then
+if part lookup && [ "${BENCH_LOOKUP:-1}" != 0 ]; then
 	echo | tee -a "$out"
 	"$here/lookup.sh" 2>&1 | tee -a "$out"
 fi
 
 # The scale curve: per-row cost against filter size, beside the hashint8
 # floor and one dependent load (bench/scale.sh); BENCH_SCALE=0 skips it.
-if [ "${BENCH_SCALE:-1}" != 0 ]; then
+if part scale && [ "${BENCH_SCALE:-1}" != 0 ]; then
 	echo | tee -a "$out"
 	"$here/scale.sh" 2>&1 | tee -a "$out"
 fi
 
 # postgres_fdw: the hand-written prefilters and bloomfilter.auto_prefilter on
 # the plain join (bench/fdw.sh, its own two clusters); BENCH_FDW=0 skips it.
-if [ "${BENCH_FDW:-1}" != 0 ] && [ -n "${BLOOM_INST:-}" ] && command -v ss >/dev/null; then
+if part fdw && [ "${BENCH_FDW:-1}" != 0 ] && [ -n "${BLOOM_INST:-}" ] && command -v ss >/dev/null; then
 	echo | tee -a "$out"
 	"$here/fdw.sh" "$BLOOM_INST" 2>&1 | tee -a "$out"
+fi
+
+# The counting and scalable filters against bloom (bench/sets.sh, its own
+# database); its exit status is kept for the end.
+sets_status=0
+if part sets; then
+	echo | tee -a "$out"
+	"$here/sets.sh" 2>&1 | tee -a "$out" || sets_status=$?
 fi
 
 mv "$out" "$here/results/latest.txt"
 trap - EXIT
 echo "written to $here/results/latest.txt"
 # Fail when a case could not run, so a broken function does not pass unseen.
-[ "$("${psql[@]}" -Atc 'SELECT count(*) FROM bench_error')" = 0 ]
+if part cases; then
+	[ "$("${psql[@]}" -Atc 'SELECT count(*) FROM bench_error')" = 0 ]
+fi
+exit "$sets_status"

@@ -1,25 +1,65 @@
 #!/usr/bin/env bash
-# bench/callgrind.sh INSTDIR: instructions per call of bloom_contains (and of
-# hashint8, the floor), counted by callgrind in a single-user backend.
+# bench/callgrind.sh INSTDIR [PART]: instructions per call of the per-row C
+# paths, counted by callgrind in a single-user backend.
 #
 # Instruction counts do not wobble with the machine's load, so this is the
 # figure to compare builds by.  A throwaway cluster gets a 100,000-row int8
-# table and a stored filter of 10,000 of its values at p = 0.01 (12 kB,
-# in cache); then one single-user backend runs, under callgrind,
+# table t; then one single-user backend runs the part's queries under
+# callgrind, which counts the instructions spent inside (inclusive) each
+# function named below.  Dividing by the calls (or, for the array forms, by
+# the values) gives instructions per call.  Prints "name: instructions per
+# call" lines; exits non-zero if anything failed.
+#
+# PART contains (the default, case f of bench.sh): a stored filter of 10,000
+# of t's values at p = 0.01 (12 kB, in cache),
 #
 #     SELECT count(*) FROM t WHERE bloom_contains((SELECT f FROM filters), id)
-#     SELECT count(*) FROM t WHERE hashint8(id) <> 0
+#     SELECT count(*) FROM t WHERE hashint8(id) <> 0      (the floor)
 #
-# and callgrind counts the instructions spent inside (inclusive) each
-# function.  Dividing by the calls gives instructions per call.  Prints
-# "name: instructions per call" lines; exits non-zero if anything failed.
+# PART sets (bench/sets.sh): the counting and scalable filters beside bloom,
+# all of t's 100,000 values at p = 0.01: bloom and counting_bloom of
+# capacity 100,000, scalable_bloom of initial capacity 1,000 (100 times
+# over, 7 stages); per row, @> over t, bloom_agg / counting_bloom_agg over
+# t, and bloom_add_all / counting_bloom_add_all into an empty filter and
+# bloom_remove_all out of the full counting filter, of t's values as one
+# array (per value).
 set -euo pipefail
 
-[ $# -eq 1 ] || { echo "usage: $0 INSTDIR" >&2; exit 2; }
+[ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: $0 INSTDIR [contains|sets]" >&2; exit 2; }
 inst=$(cd "$1" && pwd)
+part=${2:-contains}
 bindir=$("${PG_CONFIG:-pg_config}" --bindir)
 command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind is not installed" >&2; exit 1; }
 rows=100000
+
+case $part in
+contains)
+	setup="CREATE TABLE filters AS SELECT bloom_agg(id, 0.01, 10000) AS f FROM (SELECT id FROM t LIMIT 10000) AS s;"
+	queries="SELECT count(*) FROM t WHERE bloom_contains((SELECT f FROM filters), id);
+SELECT count(*) FROM t WHERE hashint8(id) <> 0;"
+	functions="bloom_contains hashint8"
+	;;
+sets)
+	setup="CREATE TABLE filters AS SELECT bloom_agg(id, 0.01, $rows) AS b,
+	counting_bloom_agg(id, 0.01, $rows) AS c,
+	bloom_add_all(scalable_bloom_empty(0.01, $rows / 100), array_agg(id)) AS s FROM t;
+CREATE TABLE arrays AS SELECT array_agg(id) AS a FROM t;"
+	queries="SELECT count(*) FROM t WHERE (SELECT b FROM filters) @> id;
+SELECT count(*) FROM t WHERE (SELECT c FROM filters) @> id;
+SELECT count(*) FROM t WHERE (SELECT s FROM filters) @> id;
+SELECT bloom_agg(id, 0.01, $rows) IS NOT NULL FROM t;
+SELECT counting_bloom_agg(id, 0.01, $rows) IS NOT NULL FROM t;
+SELECT bloom_add_all(bloom_empty(0.01, $rows), a) IS NOT NULL FROM arrays;
+SELECT bloom_add_all(counting_bloom_empty(0.01, $rows), a) IS NOT NULL FROM arrays;
+SELECT bloom_remove_all(c, a) IS NOT NULL FROM arrays, filters;
+SELECT count(*) FROM t WHERE hashint8(id) <> 0;"
+	functions="bloom_contains counting_bloom_contains scalable_bloom_contains bloom_agg_transfn counting_bloom_agg_transfn bloom_add_all counting_bloom_add_all counting_bloom_remove_all hashint8"
+	;;
+*)
+	echo "callgrind.sh: unknown part $part (contains or sets)" >&2
+	exit 2
+	;;
+esac
 
 work=$(mktemp -d /tmp/bloomfilter-cg.XXXXXX)
 chmod 755 "$work"
@@ -39,26 +79,30 @@ opts="-c listen_addresses='' -c unix_socket_directories=$work -c port=5432 -c fs
 CREATE EXTENSION bloomfilter;
 CREATE TABLE t AS SELECT (hashint8extended(g, 1) & 9223372036854775807) % 100000001 AS id
 FROM generate_series(1::int8, $rows) AS g;
-CREATE TABLE filters AS SELECT bloom_agg(id, 0.01, 10000) AS f FROM (SELECT id FROM t LIMIT 10000) AS s;
+$setup
 VACUUM (FREEZE, ANALYZE) t;
 SQL
 "${as_owner[@]}" "$bindir/pg_ctl" -D "$work/data" -w stop >/dev/null
 
-# One backend, both queries; callgrind collects only inside the two functions.
+# One backend, every query; callgrind collects only inside the functions.
+toggles=()
+for fn in $functions; do toggles+=("--toggle-collect=$fn"); done
 "${as_owner[@]}" valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out" \
-	--toggle-collect=bloom_contains --toggle-collect=hashint8 \
+	"${toggles[@]}" \
 	"$bindir/postgres" --single -D "$work/data" \
 	-c extension_destdir="$inst" -c jit=off -c max_parallel_workers_per_gather=0 \
-	postgres >"$work/single.log" 2>"$work/valgrind.log" <<SQL
-SELECT count(*) FROM t WHERE bloom_contains((SELECT f FROM filters), id);
-SELECT count(*) FROM t WHERE hashint8(id) <> 0;
-SQL
+	postgres >"$work/single.log" 2>"$work/valgrind.log" <<<"$queries"
 grep -q "count = \"$rows\"" "$work/single.log" || { echo "callgrind.sh: the hashint8 query did not count $rows rows" >&2; cat "$work/single.log" >&2; exit 1; }
+if grep -q ERROR "$work/single.log"; then
+	echo "callgrind.sh: a query failed" >&2
+	cat "$work/single.log" >&2
+	exit 1
+fi
 
 # Inclusive instructions of each function: callgrind_annotate's inclusive view.
 callgrind_annotate --inclusive=yes "$work/callgrind.out" 2>/dev/null >"$work/annotate.txt"
 status=0
-for fn in bloom_contains hashint8; do
+for fn in $functions; do
 	ir=$(awk -v fn="$fn" '$0 ~ "[ :]" fn " " || $0 ~ "[ :]" fn "$" { gsub(",", "", $1); print $1; exit }' "$work/annotate.txt")
 	if [ -z "$ir" ]; then
 		echo "callgrind.sh: no count for $fn" >&2

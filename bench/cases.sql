@@ -17,18 +17,7 @@
 \set ON_ERROR_STOP 1
 SET client_min_messages = warning;
 
-CREATE TABLE bench_case (
-	id          text PRIMARY KEY,  -- short name; sorts the report
-	what        text NOT NULL,     -- one line for the report
-	numerator   text,              -- SQL, the thing measured (ratio cases)
-	denominator text,              -- SQL, what it is measured against (ratio cases)
-	target_max  float8,
-	requires    text,
-	unit        text NOT NULL DEFAULT 'ratio' CHECK (unit IN ('ratio', 'ms', 'MB/s')),
-	target_min  float8,
-	megabytes   float8,            -- MB/s cases: megabytes per run (absolute.sql fills it in)
-	numerator_settings text        -- 'name=value ...' for the numerator only (ratio cases)
-);
+\ir case_table.sql
 
 INSERT INTO bench_case (id, what, numerator, denominator, target_max, requires) VALUES
 ('a', 'bloom_contains, stored 1M-item filter, over big / floor: scan calling hashint8',

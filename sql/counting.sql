@@ -221,7 +221,11 @@ FROM (VALUES
 -- Aggregates: the polymorphic form, the bloom_hashed form (state
 -- counting_bloom, which Citus splits) and the union all give the filter of
 -- adding the rows one by one (a value in two rows counted twice), and a
--- parallel plan gives the same counters as a serial one.
+-- parallel plan gives the same counters as a serial one.  The capacity of
+-- 1,000,000 puts the polymorphic form's states (4.8 MB of counters) past
+-- the size where their rows go through the prefetching ring
+-- (bf_counting_adder): its pending values must reach the serialized and
+-- final states, which the bloom_hashed form, with no ring, checks.
 CREATE TABLE counting_rows AS SELECT i AS x, i % 1000 AS v, i % 10 AS g FROM generate_series(1, 200000) AS i;
 ANALYZE counting_rows;
 SELECT counting_bloom_agg(v, 0.01, 1000) = counting_bloom_agg(bloom_value(v), 0.01, 1000) AS hashed_form_same,
@@ -231,7 +235,7 @@ SELECT counting_bloom_agg(v, 0.01, 1000) = counting_bloom_agg(bloom_value(v), 0.
 FROM counting_rows WHERE x <= 3000;
 SET max_parallel_workers_per_gather = 0;
 CREATE TABLE counting_serial AS
-SELECT counting_bloom_agg(x, 0.01, 200000) AS a, counting_bloom_agg(bloom_value(x), 0.01, 200000) AS h
+SELECT counting_bloom_agg(x, 0.01, 1000000) AS a, counting_bloom_agg(bloom_value(x), 0.01, 1000000) AS h
 FROM counting_rows;
 CREATE TABLE counting_serial_groups AS
 SELECT g, counting_bloom_agg(v, 0.01, 1000) AS a FROM counting_rows GROUP BY g;
@@ -243,10 +247,10 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
-EXPLAIN (COSTS OFF) SELECT counting_bloom_agg(x, 0.01, 200000) AS a,
-	counting_bloom_agg(bloom_value(x), 0.01, 200000) AS h FROM counting_rows;
+EXPLAIN (COSTS OFF) SELECT counting_bloom_agg(x, 0.01, 1000000) AS a,
+	counting_bloom_agg(bloom_value(x), 0.01, 1000000) AS h FROM counting_rows;
 CREATE TABLE counting_parallel AS
-SELECT counting_bloom_agg(x, 0.01, 200000) AS a, counting_bloom_agg(bloom_value(x), 0.01, 200000) AS h
+SELECT counting_bloom_agg(x, 0.01, 1000000) AS a, counting_bloom_agg(bloom_value(x), 0.01, 1000000) AS h
 FROM counting_rows;
 EXPLAIN (COSTS OFF) SELECT g, counting_bloom_agg(v, 0.01, 1000) AS a FROM counting_rows GROUP BY g;
 CREATE TABLE counting_parallel_groups AS
@@ -262,8 +266,8 @@ SELECT s.u = p.u AS union_same,
 	s.u = (SELECT counting_bloom_agg(i % 500, 0.01, 500) FROM generate_series(1, 40000) AS i) AS union_is_all
 FROM counting_serial_union AS s, counting_parallel_union AS p;
 -- no rows in any worker: the empty filter of a constant request
-SELECT counting_bloom_agg(x, 0.01, 200000) = counting_bloom_empty(0.01, 200000) AS no_rows_empty,
-	counting_bloom_agg(bloom_value(x), 0.01, 200000) = counting_bloom_empty(0.01, 200000) AS hashed_no_rows_empty,
+SELECT counting_bloom_agg(x, 0.01, 1000000) = counting_bloom_empty(0.01, 1000000) AS no_rows_empty,
+	counting_bloom_agg(bloom_value(x), 0.01, 1000000) = counting_bloom_empty(0.01, 1000000) AS hashed_no_rows_empty,
 	counting_bloom_union_agg(NULL::counting_bloom) IS NULL AS union_no_rows_null
 FROM counting_rows WHERE x < 0;
 RESET max_parallel_workers_per_gather;

@@ -93,21 +93,30 @@ counting_bloom_empty_mk(PG_FUNCTION_ARGS)
 /* ---- element operations ---- */
 
 /* The hash of the value in argument argno for a lookup in (or removal from) the view's filter. */
-static inline bf_hash
+static pg_attribute_always_inline bf_hash
 counting_hash_argument(FunctionCallInfo fcinfo, int argno, const BloomView *view)
 {
 	return bloom_encoder_hash(bloom_call_encoder(fcinfo, argno), PG_GETARG_DATUM(argno),
 							  view->header.flags, NULL);
 }
 
-static bool
+/* The membership test both contains functions share: a per-row path. */
+static pg_attribute_always_inline bool
 counting_test_arguments(FunctionCallInfo fcinfo, int filter_argno, int value_argno)
 {
 	BloomView	view;
+	bf_hash		hash;
 
-	counting_getarg(fcinfo, filter_argno, &view);
+	/* a stored filter: its call site keeps the bloom filter of its counters */
+	if (likely(counting_getarg_lookup(fcinfo, filter_argno, &view)))
+	{
+		hash = counting_hash_argument(fcinfo, value_argno, &view);
+		return bf_contains(view.bits, view.header.m, view.header.k, view.header.hash_scheme,
+						   hash);
+	}
+	hash = counting_hash_argument(fcinfo, value_argno, &view);
 	return bf_counting_contains(view.bits, view.header.m, view.header.k, view.header.hash_scheme,
-								counting_hash_argument(fcinfo, value_argno, &view));
+								hash);
 }
 
 PG_FUNCTION_INFO_V1(counting_bloom_contains);
@@ -170,51 +179,61 @@ counting_bloom_remove(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(filter);
 }
 
-/* The fold of bloom_add_all and bloom_remove_all (bloom_array_fold). */
+/*
+ * The fold of bloom_add_all and bloom_remove_all (bloom_array_fold): the
+ * values go through the prefetching ring (bf_counting_adder, which
+ * prefetches only for counters larger than the cache), in their order.
+ */
 typedef struct CountingEach
 {
 	CountingBloomFilter *filter;
-	bool		changed;
+	bf_counting_adder *adder;
 } CountingEach;
 
 static BloomEncoder *
 counting_each_first(FunctionCallInfo fcinfo, Oid element_type, void *state, uint8 **flags)
 {
 	CountingEach *each = (CountingEach *) state;
+	CountingBloomFilter *filter;
 	BloomView	view;
 
 	counting_getarg(fcinfo, 0, &view);
-	each->filter = counting_copy(&view);
-	*flags = &each->filter->flags;
+	filter = counting_copy(&view);
+	each->filter = filter;
+	each->adder = (bf_counting_adder *) palloc(sizeof(bf_counting_adder));
+	bf_counting_adder_init(each->adder, filter->counters, filter->m, filter->k,
+						   filter->hash_scheme);
+	*flags = &filter->flags;
 	return bloom_call_encoder_of_type(fcinfo, 1, element_type);
 }
 
 static void
 counting_each_add(void *state, bf_hash hash)
 {
-	CountingEach *each = (CountingEach *) state;
-	CountingBloomFilter *filter = each->filter;
-
-	bf_counting_add(filter->counters, filter->m, filter->k, filter->hash_scheme, hash);
-	each->changed = true;
+	bf_counting_adder_push(((CountingEach *) state)->adder, hash, false);
 }
 
 static void
 counting_each_remove(void *state, bf_hash hash)
 {
-	CountingEach *each = (CountingEach *) state;
-	CountingBloomFilter *filter = each->filter;
-
-	each->changed |= bf_counting_remove(filter->counters, filter->m, filter->k,
-										filter->hash_scheme, hash);
+	bf_counting_adder_push(((CountingEach *) state)->adder, hash, true);
 }
 
 static void *
 counting_each_finish(void *state)
 {
 	CountingEach *each = (CountingEach *) state;
+	bool		changed;
 
-	return each->changed ? each->filter : NULL;
+	bf_counting_adder_flush(each->adder);
+	changed = each->adder->changed > 0;
+	pfree(each->adder);
+	if (!changed)
+	{
+		pfree(each->filter);
+		return NULL;
+	}
+	return each->filter;
 }
 
 /*

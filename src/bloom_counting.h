@@ -46,6 +46,42 @@ counting_getarg(FunctionCallInfo fcinfo, int argno, BloomView *view)
 		counting_getarg_fetch(fcinfo, argno, view);
 }
 
+/* The slow path of counting_getarg_lookup (bloom_counting_io.c). */
+extern bool counting_cache_to_bits(FunctionCallInfo fcinfo, int argno, BloomView *view);
+
+/*
+ * The counting filter in argument argno (not NULL) for a membership test:
+ * as counting_getarg, except that once the call site has tested as many
+ * values against the same stored filter as its counters have cache lines,
+ * what the call site keeps is the bloom filter of its non-zero counters
+ * (bf_counting_to_bits, once): then the result is true and the view is of
+ * that bloom filter, a quarter of the counters' size, which bf_contains
+ * tests with the answers bf_counting_contains gives on the counters
+ * (core_counting.h).  Per row, a scan's test of a filter of 1M values then
+ * reads 1.2 MB, not 4.8 MB: the cache misses were what made it slower than
+ * bloom's.  The threshold keeps a point lookup from paying for the
+ * conversion (a sequential pass over the counters, cheaper per line than a
+ * test's random reads).  Otherwise the result is false and the view is of
+ * the counters.  Only the contains functions call it, so their call sites'
+ * caches may hold bits and every other call site's hold counters.
+ */
+static inline bool
+counting_getarg_lookup(FunctionCallInfo fcinfo, int argno, BloomView *view)
+{
+	if (bloom_getarg_cached(fcinfo, argno, view))
+	{
+		BloomArgCache *entry = &((BloomCallCache *) fcinfo->flinfo->fn_extra)->args[argno];
+
+		if (likely(entry->counting_bits))
+			return true;
+		if (++entry->counting_lookups < view->nbytes / 64)
+			return false;
+		return counting_cache_to_bits(fcinfo, argno, view);
+	}
+	counting_getarg_fetch(fcinfo, argno, view);
+	return false;
+}
+
 /* The same checks on a filter's bytes in memory (header and counters). */
 extern void counting_view_bytes(const uint8 *body, size_t length, BloomView *view);
 

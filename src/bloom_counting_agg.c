@@ -75,21 +75,45 @@ typedef struct CountingAggState
 	double		false_positive_rate;
 	int64		capacity;
 	BloomEncoder *encoder;		/* resolved at the first value */
+	bf_counting_adder *adder;	/* the rows' values, pending until flushed */
 } CountingAggState;
+
+/*
+ * The state's filter, with every value added: the adder's pending values
+ * applied first.  Every reader of a state's filter reads it through this.
+ */
+static CountingBloomFilter *
+counting_agg_filter(CountingAggState *state)
+{
+	if (state->adder != NULL)
+		bf_counting_adder_flush(state->adder);
+	return state->filter;
+}
 
 PG_FUNCTION_INFO_V1(counting_bloom_agg_transfn);
 Datum
 counting_bloom_agg_transfn(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcontext = bloom_agg_context(fcinfo, "counting_bloom_agg_transfn");
-	CountingAggState *state = PG_ARGISNULL(0) ? NULL : (CountingAggState *) PG_GETARG_POINTER(0);
+	CountingAggState *state = NULL;
 	CountingBloomFilter *filter;
 	double		p;
 	int64		n;
 
+	/*
+	 * A state exists only when the aggregate machinery passes one, and then
+	 * the cheap test of the call context will do (a per-row path): the full
+	 * one is needed only to create it, as bloom_agg's.
+	 */
+	if (!PG_ARGISNULL(0))
+	{
+		if (unlikely(!bloom_in_aggregate(fcinfo)))
+			elog(ERROR, "counting_bloom_agg_transfn called in non-aggregate context");
+		state = (CountingAggState *) PG_GETARG_POINTER(0);
+	}
 	counting_agg_request_args(fcinfo, 2, &p, &n);
 	if (state == NULL)
 	{
+		MemoryContext aggcontext = bloom_agg_context(fcinfo, "counting_bloom_agg_transfn");
 		MemoryContext old_context = MemoryContextSwitchTo(aggcontext);
 		BloomHeader shape;
 
@@ -97,6 +121,9 @@ counting_bloom_agg_transfn(PG_FUNCTION_ARGS)
 		counting_shape("counting_bloom_agg", p, n, &shape);
 		state = (CountingAggState *) palloc0(sizeof(CountingAggState));
 		state->filter = counting_alloc(&shape, NULL);
+		state->adder = (bf_counting_adder *) palloc(sizeof(bf_counting_adder));
+		bf_counting_adder_init(state->adder, state->filter->counters, state->filter->m,
+							   state->filter->k, state->filter->hash_scheme);
 		state->false_positive_rate = p;
 		state->capacity = n;
 		MemoryContextSwitchTo(old_context);
@@ -106,12 +133,18 @@ counting_bloom_agg_transfn(PG_FUNCTION_ARGS)
 
 	if (!PG_ARGISNULL(1))
 	{
+		bf_hash		hash;
+
 		filter = state->filter;
 		if (state->encoder == NULL)
 			state->encoder = bloom_call_encoder(fcinfo, 1);
-		bf_counting_add(filter->counters, filter->m, filter->k, filter->hash_scheme,
-						bloom_encoder_hash(state->encoder, PG_GETARG_DATUM(1), filter->flags,
-										   &filter->flags));
+		hash = bloom_encoder_hash(state->encoder, PG_GETARG_DATUM(1), filter->flags,
+								  &filter->flags);
+		/* a state from the combine or deserialize function has no adder */
+		if (state->adder != NULL)
+			bf_counting_adder_push(state->adder, hash, false);
+		else
+			bf_counting_add(filter->counters, filter->m, filter->k, filter->hash_scheme, hash);
 	}
 	PG_RETURN_POINTER(state);
 }
@@ -126,7 +159,7 @@ counting_bloom_agg_finalfn(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 		return counting_agg_no_rows(fcinfo);
 	/* a copy: a window aggregate goes on adding to the state */
-	counting_view_filter(((CountingAggState *) PG_GETARG_POINTER(0))->filter, &view);
+	counting_view_filter(counting_agg_filter((CountingAggState *) PG_GETARG_POINTER(0)), &view);
 	PG_RETURN_POINTER(counting_copy(&view));
 }
 
@@ -145,7 +178,7 @@ counting_bloom_agg_combinefn(PG_FUNCTION_ARGS)
 		return bloom_agg_return_state(fcinfo, arg1);
 	state1 = (CountingAggState *) arg1;
 	state2 = (CountingAggState *) arg2;
-	counting_view_filter(state2->filter, &input);
+	counting_view_filter(counting_agg_filter(state2), &input);
 	if (state1 == NULL)
 	{
 		/* a copy in the aggregate context: state2 may live in a shorter-lived one */
@@ -162,7 +195,7 @@ counting_bloom_agg_combinefn(PG_FUNCTION_ARGS)
 		state2->capacity != state1->capacity)
 		counting_agg_raise_request_mismatch(state1->false_positive_rate, state1->capacity,
 											state2->false_positive_rate, state2->capacity);
-	counting_union_into("counting_bloom_agg", state1->filter, &input);
+	counting_union_into("counting_bloom_agg", counting_agg_filter(state1), &input);
 	PG_RETURN_POINTER(state1);
 }
 
@@ -184,7 +217,7 @@ counting_bloom_agg_serialfn(PG_FUNCTION_ARGS)
 
 	bloom_agg_context(fcinfo, "counting_bloom_agg_serialfn");
 	state = (CountingAggState *) PG_GETARG_POINTER(0);
-	counting_view_filter(state->filter, &view);
+	counting_view_filter(counting_agg_filter(state), &view);
 	result = bloom_agg_serial_new(add_size(COUNTING_AGG_SERIAL_PREFIX + BLOOM_HEADER_BYTES,
 										   view.nbytes), &out);
 	memcpy(out, &state->false_positive_rate, sizeof(double));

@@ -72,7 +72,40 @@ counting_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view)
 	entry->value = copy;
 	entry->allocation = copy;
 	entry->view = checked;
+	entry->counting_bits = false;
+	entry->counting_lookups = 0;
 	*view = checked;
+}
+
+bool
+counting_cache_to_bits(FunctionCallInfo fcinfo, int argno, BloomView *view)
+{
+	BloomArgCache *entry = &((BloomCallCache *) fcinfo->flinfo->fn_extra)->args[argno];
+	BloomView	counters = entry->view;
+	uint64		size;
+	char	   *chunk;
+	BloomFilter *bits;
+
+	/* the bit array on a cache line of its own, so that a scheme 2 block is one line */
+	size = BLOOM_BITS_OFFSET + bloom_payload_bytes(counters.header.m);
+	chunk = MemoryContextAllocHuge(fcinfo->flinfo->fn_mcxt, size + BF_BLOCK_BYTES);
+	bits = (BloomFilter *) (TYPEALIGN(BF_BLOCK_BYTES, chunk + BLOOM_BITS_OFFSET) - BLOOM_BITS_OFFSET);
+	SET_VARSIZE(bits, size);
+	bits->format_version = BLOOM_FORMAT_VERSION;
+	bits->hash_scheme = counters.header.hash_scheme;
+	bits->k = counters.header.k;
+	bits->flags = counters.header.flags;
+	bits->m = counters.header.m;
+	bf_counting_to_bits(counters.bits, counters.header.m, bits->bits);
+
+	/* the cache entry holds the bits from now on: the counters are not needed */
+	pfree(entry->allocation);
+	entry->allocation = chunk;
+	entry->value = (struct varlena *) bits;
+	bloom_view_filter(bits, &entry->view);
+	entry->counting_bits = true;
+	*view = entry->view;
+	return true;
 }
 
 bf_status

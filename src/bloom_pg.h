@@ -205,6 +205,9 @@ typedef struct BloomArgCache
 	void	   *allocation;		/* the chunk value lies in (what to pfree) */
 	BloomView	view;			/* bits NULL while sliced */
 	uint32		slice_scans;	/* TOAST index scans its slices took so far */
+	/* a counting filter's membership tests (bloom_counting.h, counting_getarg_lookup) */
+	bool		counting_bits;	/* view is the bloom filter of its counters */
+	uint64		counting_lookups;	/* tests made on its counters so far */
 } BloomArgCache;
 
 /*

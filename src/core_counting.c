@@ -47,78 +47,6 @@ bf_counting_check_counters(const BloomHeader *header, const uint8_t *counters, s
 	return BF_OK;
 }
 
-/* ---- element operations ---- */
-
-/*
- * The probe positions are bf_probe_positions', the reference every bloom
- * path is tested against: a counting filter probes exactly where bloom does.
- */
-
-void
-bf_counting_add(uint8_t *counters, uint64_t m, uint32_t k, uint8_t scheme, bf_hash hash)
-{
-	uint64_t	positions[BLOOM_K_MAX];
-
-	bf_probe_positions(hash, m, k, scheme, positions);
-	for (uint32_t i = 0; i < k; i++)
-	{
-		uint64_t	p = positions[i];
-		unsigned	shift = (unsigned) (p & 1) * BF_COUNTER_BITS;
-
-		if (((counters[p >> 1] >> shift) & BF_COUNTER_MAX) != BF_COUNTER_MAX)
-			counters[p >> 1] += (uint8_t) (1u << shift);
-	}
-}
-
-bool
-bf_counting_contains(const uint8_t *counters, uint64_t m, uint32_t k, uint8_t scheme,
-					 bf_hash hash)
-{
-	uint64_t	positions[BLOOM_K_MAX];
-	bool		all_nonzero = true;
-
-	bf_probe_positions(hash, m, k, scheme, positions);
-	for (uint32_t i = 0; i < k; i++)
-		all_nonzero &= bf_counter_get(counters, positions[i]) != 0;
-	return all_nonzero;
-}
-
-/*
- * Decrement probe by probe; a probe that finds its counter at 0 (at 0 from
- * the start, or brought there by an earlier probe of this value at the same
- * position) proves the value absent, and the decrements made so far are
- * undone, so the filter is unchanged.
- */
-bool
-bf_counting_remove(uint8_t *counters, uint64_t m, uint32_t k, uint8_t scheme, bf_hash hash)
-{
-	uint64_t	positions[BLOOM_K_MAX];
-	bool		decremented[BLOOM_K_MAX];
-
-	bf_probe_positions(hash, m, k, scheme, positions);
-	for (uint32_t i = 0; i < k; i++)
-	{
-		uint64_t	p = positions[i];
-		unsigned	shift = (unsigned) (p & 1) * BF_COUNTER_BITS;
-		unsigned	counter = (counters[p >> 1] >> shift) & BF_COUNTER_MAX;
-
-		decremented[i] = false;
-		if (counter == BF_COUNTER_MAX)
-			continue;
-		if (counter == 0)
-		{
-			while (i-- > 0)
-				if (decremented[i])
-					counters[positions[i] >> 1] +=
-						(uint8_t) (1u << ((positions[i] & 1) * BF_COUNTER_BITS));
-			return false;
-		}
-		counters[p >> 1] -= (uint8_t) (1u << shift);
-		decremented[i] = true;
-	}
-	return true;
-}
-
 /* ---- whole arrays ---- */
 
 void
@@ -186,34 +114,41 @@ bf_counting_stats_of(const uint8_t *counters, size_t nbytes, bf_counting_stats *
 	}
 }
 
+/*
+ * A 64-bit word of 16 counters at a time (counter i at bit 4i of the
+ * little-endian word) gives 16 bits: each counter's four bits ORed into its
+ * lowest, then those 16 bits gathered, pairs, then nibbles, bytes and two
+ * bytes at a time.
+ */
 void
 bf_counting_to_bits(const uint8_t *counters, uint64_t m, uint8_t *bits)
 {
-	size_t		counter_bytes = (size_t) bf_counting_payload_bytes(m);
+	size_t		words = (size_t) bf_counting_payload_bytes(m) / 8;
 	size_t		bit_bytes = (size_t) bloom_payload_bytes(m);
 	size_t		j;
 
-	/* bit byte j holds counters 8j .. 8j + 7, in counter bytes 4j .. 4j + 3 */
-	for (j = 0; j < bit_bytes && 4 * j < counter_bytes; j++)
+	for (size_t w = 0; w < words; w++)
 	{
-		unsigned	byte = 0;
+		uint64_t	x = bf_load_le64(counters + 8 * w);
 
-		if (j % COUNTING_STRIDE == 0 && j > 0)
+		if (w % (COUNTING_STRIDE / 8) == 0 && w > 0)
 			bf_check_interrupts();
-		for (unsigned c = 0; c < 4; c++)
-		{
-			uint8_t		pair = counters[4 * j + c];
-
-			byte |= (unsigned) ((pair & 0x0f) != 0) << (2 * c);
-			byte |= (unsigned) ((pair & 0xf0) != 0) << (2 * c + 1);
-		}
-		bits[j] = (uint8_t) byte;
+		x |= x >> 2;
+		x |= x >> 1;
+		x &= UINT64_C(0x1111111111111111);
+		x = (x | (x >> 3)) & UINT64_C(0x0303030303030303);
+		x = (x | (x >> 6)) & UINT64_C(0x000F000F000F000F);
+		x = (x | (x >> 12)) & UINT64_C(0x000000FF000000FF);
+		x = (x | (x >> 24)) & UINT64_C(0xFFFF);
+		bits[2 * w] = (uint8_t) x;
+		bits[2 * w + 1] = (uint8_t) (x >> 8);
 	}
+
 	/*
 	 * m counters padded to a multiple of 16 may end before m bits padded to
 	 * a multiple of 64: the rest of the bits is padding, zero
 	 */
-	for (; j < bit_bytes; j++)
+	for (j = 2 * words; j < bit_bytes; j++)
 		bits[j] = 0;
 }
 

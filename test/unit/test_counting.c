@@ -68,6 +68,31 @@ UNIT_TEST(counting_sizes)
 	CHECK(BLOOM_BITS_OFFSET + bf_counting_payload_bytes(BF_COUNTING_M_MAX + 1) > BLOOM_MAX_VARLENA_BYTES);
 }
 
+/* Every counter value at every place in a word: bit i is set exactly where counter i is not 0. */
+UNIT_TEST(counting_to_bits_every_counter_value)
+{
+	for (uint64_t m = 1; m <= 200; m += 7)
+	{
+		uint8_t    *counters = xmalloc((size_t) bf_counting_payload_bytes(m));
+		uint8_t    *bits = xmalloc((size_t) bloom_payload_bytes(m));
+		bool		agrees = true;
+
+		for (unsigned shift = 0; shift < 16; shift++)
+		{
+			memset(counters, 0, (size_t) bf_counting_payload_bytes(m));
+			for (uint64_t i = 0; i < m; i++)
+				counters[i >> 1] |= (uint8_t) (((i + shift) % 16) << ((i & 1) * 4));
+			memset(bits, 0xa5, (size_t) bloom_payload_bytes(m));
+			bf_counting_to_bits(counters, m, bits);
+			for (uint64_t i = 0; i < bloom_payload_bytes(m) * 8; i++)
+				agrees &= ((bits[i >> 3] >> (i & 7)) & 1) == (i < m && (i + shift) % 16 != 0);
+		}
+		CHECK(agrees);
+		free(counters);
+		free(bits);
+	}
+}
+
 /* The bloom filter of the values present is bloom's filter of those values, bit for bit. */
 UNIT_TEST(counting_positions_are_blooms)
 {
