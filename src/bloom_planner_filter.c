@@ -26,6 +26,7 @@
 #include "bloom_scalable.h"
 #include "bloom_support.h"
 
+#include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
