@@ -163,15 +163,21 @@ counting_bloom_remove(PG_FUNCTION_ARGS)
 {
 	BloomView	view;
 	CountingBloomFilter *filter;
+	bf_hash		hash;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	if (PG_ARGISNULL(1))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	counting_getarg(fcinfo, 0, &view);
+	hash = counting_hash_argument(fcinfo, 1, &view);
+	/* an absent value is told by the stored counters: no copy of them */
+	if (!bf_counting_contains(view.bits, view.header.m, view.header.k, view.header.hash_scheme,
+							  hash))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	filter = counting_copy(&view);
-	if (!bf_counting_remove(filter->counters, filter->m, filter->k, filter->hash_scheme,
-							counting_hash_argument(fcinfo, 1, &view)))
+	/* a value whose probes share a counter of 1 is absent too, and found so here */
+	if (!bf_counting_remove(filter->counters, filter->m, filter->k, filter->hash_scheme, hash))
 	{
 		pfree(filter);
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
