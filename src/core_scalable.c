@@ -48,6 +48,22 @@
  * not change what contains costs.  At p = 0.001 the ratios are 1.96, 1.77
  * and 1.53.
  *
+ * Why not 2x everywhere.  No filter made of whole Bloom stages can stay
+ * within 2x of one optimal filter at every count.  With the stages that
+ * hold n values open (capacities c_i, C in all), whatever the rates q_i,
+ * as long as they sum to at most p, the bits are at least
+ * sum c_i log2(C / (p c_i)) / ln 2 (Gibbs' inequality; the least is at
+ * q_i = p c_i / C, which leaves no rate for a further stage): against one
+ * optimal filter 1.87, 1.64 and 1.33 at 10x, 100x and 1,000x n0 with
+ * growth 2, and 2.40 at 10x with growth 4.  The defaults are within 1.17,
+ * 1.24 and 1.34 of that bound while keeping room to grow for ever
+ * (test/unit/test_scalable.c, scalable_memory_against_bound).  Fewer bits
+ * at 10x would need most of the rate spent on the first four stages, so
+ * every later stage would be tighter; smaller stages (growth below 2) mean
+ * more of them for contains to test.  A Bloom filter cannot be grown after
+ * it is built (its bits do not say where a value would go in a larger
+ * one), so the last stage cannot be allocated a part at a time either.
+ *
  * Adding.  A value some stage already holds (a duplicate, or a false
  * positive) changes nothing, so duplicates use no capacity; any other goes
  * into the last stage, whose count then grows.  When the last stage's
