@@ -12,6 +12,25 @@
 /* Counter bytes between calls of the interrupt hook. */
 #define COUNTING_STRIDE BF_INTERRUPT_STRIDE
 
+/* ---- the increment table (core_counting.h) ---- */
+
+#define COUNTER_STEP(b) {((b) & 15) != 15, (((b) >> 4) != 15) << 4}
+#define COUNTER_STEPS4(b) COUNTER_STEP(b), COUNTER_STEP((b) + 1), COUNTER_STEP((b) + 2), COUNTER_STEP((b) + 3)
+#define COUNTER_STEPS16(b) COUNTER_STEPS4(b), COUNTER_STEPS4((b) + 4), COUNTER_STEPS4((b) + 8), COUNTER_STEPS4((b) + 12)
+#define COUNTER_STEPS64(b) COUNTER_STEPS16(b), COUNTER_STEPS16((b) + 16), COUNTER_STEPS16((b) + 32), COUNTER_STEPS16((b) + 48)
+
+const uint8_t bf_counter_steps[256][2] = {
+	COUNTER_STEPS64(0), COUNTER_STEPS64(64), COUNTER_STEPS64(128), COUNTER_STEPS64(192)
+};
+
+#define COUNTER_DOWN(c, one) ((c) == 0 ? BF_COUNTER_AT_ZERO : (c) == 15 ? 0 : (one))
+#undef COUNTER_STEP
+#define COUNTER_STEP(b) {COUNTER_DOWN((b) & 15, 1), COUNTER_DOWN((b) >> 4, 16)}
+
+const uint8_t bf_counter_down_steps[256][2] = {
+	COUNTER_STEPS64(0), COUNTER_STEPS64(64), COUNTER_STEPS64(128), COUNTER_STEPS64(192)
+};
+
 /* ---- checks ---- */
 
 bf_status

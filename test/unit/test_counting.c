@@ -257,6 +257,31 @@ UNIT_TEST(counting_saturation)
 	free(counters);
 }
 
+/*
+ * The increment and the decrement of every counter value in either nibble
+ * of a byte, the other nibble at every value too: one up unless at 15, one
+ * down unless at 15 or 0 (0: absent, false), the other nibble unchanged.
+ */
+UNIT_TEST(counting_increment_every_byte)
+{
+	for (unsigned b = 0; b < 256; b++)
+		for (unsigned half = 0; half < 2; half++)
+		{
+			uint8_t		counters[1] = {(uint8_t) b};
+			unsigned	own = half == 0 ? (b & 15) : (b >> 4);
+			unsigned	other = half == 0 ? (b >> 4) : (b & 15);
+
+			bf_counter_increment(counters, half);
+			CHECK_U64(naive_counter(counters, half), own == 15 ? 15 : own + 1);
+			CHECK_U64(naive_counter(counters, 1 - half), other);
+
+			counters[0] = (uint8_t) b;
+			CHECK(bf_counter_decrement(counters, half) == (own != 0));
+			CHECK_U64(naive_counter(counters, half), own == 0 || own == 15 ? own : own - 1);
+			CHECK_U64(naive_counter(counters, 1 - half), other);
+		}
+}
+
 UNIT_TEST(counting_union_subtract)
 {
 	uint64_t	m = 95851;
