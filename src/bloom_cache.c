@@ -31,13 +31,16 @@ bloom_cache_matches(const BloomArgCache *entry, const struct varatt_external *to
 }
 
 /* Free an entry's detoasted copy, if it has one. */
-static void
+void
 bloom_cache_release(BloomArgCache *entry)
 {
 	if (entry->allocation != NULL)
 		pfree(entry->allocation);
+	if (entry->scalable != NULL)
+		pfree(entry->scalable);
 	entry->allocation = NULL;
 	entry->value = NULL;
+	entry->scalable = NULL;
 }
 
 /* Memory an entry holds: none while its filter is read by slices. */

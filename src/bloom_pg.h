@@ -208,6 +208,8 @@ typedef struct BloomArgCache
 	/* a counting filter's membership tests (bloom_counting.h, counting_getarg_lookup) */
 	bool		counting_bits;	/* view is the bloom filter of its counters */
 	uint64		counting_lookups;	/* tests made on its counters so far */
+	/* a scalable filter's stages (bloom_scalable.c, scalable_getarg), in fn_mcxt */
+	struct bf_scalable_view *scalable;
 } BloomArgCache;
 
 /*
@@ -240,6 +242,9 @@ typedef struct BloomCallCache
 } BloomCallCache;
 
 extern BloomCallCache *bloom_call_cache(FunctionCallInfo fcinfo);
+
+/* Free what an entry holds (its detoasted copy), leaving it empty. */
+extern void bloom_cache_release(BloomArgCache *entry);
 
 /* The slow paths of the three functions below (bloom_cache.c). */
 extern void bloom_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view);

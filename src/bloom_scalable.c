@@ -24,35 +24,6 @@
 
 /* ---- reading values ---- */
 
-/*
- * The call site's copy of a stored (TOASTed) filter argument, kept for the
- * life of the call site so that a filter from a table or an InitPlan is not
- * fetched again on every row.
- */
-typedef struct ScalableArgCache
-{
-	bool		valid;
-	char		toast_pointer[16];
-	uint8	   *body;
-	bf_scalable_view view;
-} ScalableArgCache;
-
-typedef struct ScalableCallCache
-{
-	ScalableArgCache args[2];
-	BloomEncoder *encoder;
-	Oid			encoder_typid;
-} ScalableCallCache;
-
-static ScalableCallCache *
-scalable_call_cache(FunctionCallInfo fcinfo)
-{
-	if (fcinfo->flinfo->fn_extra == NULL)
-		fcinfo->flinfo->fn_extra = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
-														  sizeof(ScalableCallCache));
-	return (ScalableCallCache *) fcinfo->flinfo->fn_extra;
-}
-
 bf_status
 scalable_view_datum_status(Datum datum, ScalableArg *arg)
 {
@@ -69,65 +40,53 @@ scalable_view_datum(Datum datum, ScalableArg *arg)
 	bloom_raise_invalid_value("scalable_bloom", scalable_view_datum_status(datum, arg));
 }
 
+/*
+ * The filter in argument argno; a stored (TOASTed) one is detoasted and
+ * parsed once and kept for the life of the call site, in the call site's
+ * cache as bloom's are (bloom_cache.c), so that a filter from a table or an
+ * InitPlan is not fetched again on every row.
+ */
 void
 scalable_getarg(FunctionCallInfo fcinfo, int argno, ScalableArg *arg)
 {
 	struct varlena *value = (struct varlena *) PG_GETARG_POINTER(argno);
-	ScalableCallCache *cache;
-	ScalableArgCache *slot;
+	BloomCallCache *cache;
+	BloomArgCache *entry;
 	MemoryContext old_context;
 	struct varlena *copy;
+	bf_scalable_view *view;
 
-	if (!VARATT_IS_EXTERNAL_ONDISK(value) || argno >= 2)
+	if (!VARATT_IS_EXTERNAL_ONDISK(value) || argno >= lengthof(cache->args))
 	{
 		scalable_view_datum(PointerGetDatum(value), arg);
 		return;
 	}
-	cache = scalable_call_cache(fcinfo);
-	slot = &cache->args[argno];
-	if (!slot->valid ||
-		memcmp(slot->toast_pointer, VARDATA_EXTERNAL(value), sizeof(slot->toast_pointer)) != 0)
+	/* the same stored filter again (a per-row path): fn_extra read directly */
+	cache = (BloomCallCache *) fcinfo->flinfo->fn_extra;
+	if (cache == NULL)
+		cache = bloom_call_cache(fcinfo);
+	entry = &cache->args[argno];
+	if (unlikely(!entry->valid ||
+				 memcmp(entry->toast_pointer, VARDATA_EXTERNAL(value),
+						sizeof(entry->toast_pointer)) != 0))
 	{
-		if (slot->body != NULL)
-			pfree(slot->body - VARHDRSZ);
-		slot->valid = false;
-		slot->body = NULL;
+		bloom_cache_release(entry);
+		entry->valid = false;
 		old_context = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
 		copy = detoast_attr(value);
+		view = (bf_scalable_view *) palloc(sizeof(bf_scalable_view));
 		MemoryContextSwitchTo(old_context);
-		slot->body = (uint8 *) VARDATA(copy);
+		entry->allocation = copy;
+		entry->value = copy;
+		entry->scalable = view;
 		bloom_raise_invalid_value("scalable_bloom",
-								  bf_scalable_parse(slot->body, VARSIZE(copy) - VARHDRSZ, false,
-													&slot->view));
-		memcpy(slot->toast_pointer, VARDATA_EXTERNAL(value), sizeof(slot->toast_pointer));
-		slot->valid = true;
+								  bf_scalable_parse((const uint8 *) VARDATA(copy),
+													VARSIZE(copy) - VARHDRSZ, false, view));
+		memcpy(entry->toast_pointer, VARDATA_EXTERNAL(value), sizeof(entry->toast_pointer));
+		entry->valid = true;
 	}
-	arg->body = slot->body;
-	arg->view = &slot->view;
-}
-
-/* The encoder for values of type typid in this call site. */
-static BloomEncoder *
-scalable_encoder(FunctionCallInfo fcinfo, Oid typid)
-{
-	ScalableCallCache *cache = scalable_call_cache(fcinfo);
-
-	if (cache->encoder == NULL || cache->encoder_typid != typid)
-	{
-		cache->encoder = bloom_encoder_create(typid, fcinfo->flinfo->fn_mcxt);
-		cache->encoder_typid = typid;
-	}
-	return cache->encoder;
-}
-
-static BloomEncoder *
-scalable_encoder_of_arg(FunctionCallInfo fcinfo, int argno)
-{
-	Oid			typid = get_fn_expr_argtype(fcinfo->flinfo, argno);
-
-	if (!OidIsValid(typid))
-		elog(ERROR, "could not determine the type of argument %d", argno + 1);
-	return scalable_encoder(fcinfo, typid);
+	arg->body = (const uint8 *) VARDATA(entry->value);
+	arg->view = entry->scalable;
 }
 
 /* ---- building values ---- */
@@ -361,7 +320,7 @@ scalable_bloom_add(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	scalable_getarg(fcinfo, 0, &arg);
 	filter = scalable_copy(&arg, &view);
-	hash = bloom_encoder_hash(scalable_encoder_of_arg(fcinfo, 1), PG_GETARG_DATUM(1),
+	hash = bloom_encoder_hash(bloom_call_encoder(fcinfo, 1), PG_GETARG_DATUM(1),
 							  view.params.flags, &view.params.flags);
 	filter->body[1] = view.params.flags;
 	PG_RETURN_POINTER(scalable_add_hash(filter, &view, hash, "bloom_add"));
@@ -383,7 +342,7 @@ scalable_add_all_first(FunctionCallInfo fcinfo, Oid element_type, void *state, u
 	scalable_getarg(fcinfo, 0, &arg);
 	add->filter = scalable_copy(&arg, &add->view);
 	*flags = &add->view.params.flags;
-	return scalable_encoder(fcinfo, element_type);
+	return bloom_call_encoder_of_type(fcinfo, 1, element_type);
 }
 
 static void
@@ -425,14 +384,10 @@ static bool
 scalable_test_arguments(FunctionCallInfo fcinfo, int filter_argno, int value_argno)
 {
 	ScalableArg arg;
-	ScalableCallCache *cache;
 	bf_hash		hash;
 
 	scalable_getarg(fcinfo, filter_argno, &arg);
-	cache = scalable_call_cache(fcinfo);
-	if (cache->encoder == NULL)
-		(void) scalable_encoder_of_arg(fcinfo, value_argno);
-	hash = bloom_encoder_hash(cache->encoder, PG_GETARG_DATUM(value_argno),
+	hash = bloom_encoder_hash(bloom_call_encoder(fcinfo, value_argno), PG_GETARG_DATUM(value_argno),
 							  arg.view->params.flags, NULL);
 	return bf_scalable_contains(arg.body, arg.view, hash);
 }
