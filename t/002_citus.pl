@@ -13,18 +13,29 @@
 #   one over a local copy of the table: bloom_agg(bloom_value(x), ...) with
 #   a capacity (both hash schemes) and self-sizing (with and without a
 #   rate), bloom_agg_shaped(bloom_value(x), shape), bloom_union_agg and
-#   bloom_intersection_agg.  The polymorphic forms (bloom_agg(x, ...),
-#   bloom_agg_like), which Citus cannot split, gather their rows as before
-#   and give the same filters.
+#   bloom_intersection_agg; the same for the other filter types' aggregates
+#   with real state types: counting_bloom_agg(bloom_value(x), p, n) (both
+#   hash schemes) and counting_bloom_union_agg, whose states are
+#   counting_bloom, and scalable_bloom_agg(bloom_value(x), p), whose state
+#   is a bloom_agg_state.  A case named "scheme N" also checks that its
+#   filter has hash scheme N.  The polymorphic forms (bloom_agg(x, ...),
+#   bloom_agg_like, counting_bloom_agg(x, p, n), scalable_bloom_agg(x, p)),
+#   which keep internal states and which Citus cannot split, gather their
+#   rows as before and give the same filters.
 # - GROUP BY a column other than the distribution column is split the same
-#   way; GROUP BY the distribution column runs the whole aggregate on the
-#   workers; both equal the local results group by group.
+#   way (bloom_agg, counting_bloom_agg and scalable_bloom_agg); GROUP BY the
+#   distribution column runs the whole aggregate on the workers; both equal
+#   the local results group by group.
+# - With no rows, bloom_agg(x, p, n), counting_bloom_agg(x, p, n) and
+#   scalable_bloom_agg(x, p), split (over bloom_value(x)) or gathered, give
+#   NULL on Citus, where a local table gives the request's empty filter.
 # - bloom_contains and <@ with a filter from a reference table (a scalar
 #   subquery and a join) and from a sub-select over the distributed table
 #   count what the local table counts.
-# - The bytes that reach the coordinator: a split bloom_agg sends a partial
-#   state per shard, the filter's text form, whatever the number of rows;
-#   gathering (the polymorphic form) sends every row.
+# - The bytes that reach the coordinator: a split bloom_agg or
+#   counting_bloom_agg sends a partial state per shard, the filter's text
+#   form, whatever the number of rows; gathering (the polymorphic form)
+#   sends every row.
 use strict;
 use warnings;
 use BloomTest;
@@ -74,7 +85,8 @@ foreach my $worker (@workers)
 
 # ev, distributed by id over 16 shards; ev_by_g the same rows distributed by
 # g; ev_local the same rows in a local table.  tmpl: a reference table of
-# filters; filt: per-g filters, distributed by g, and filt_local.
+# filters; filt: per-g filters (f bloom, cf counting_bloom), distributed by
+# g, and filt_local.
 $coordinator->safe_psql('postgres', q{
 SET citus.shard_count = 16;
 CREATE TABLE ev (id bigint, g int, t text);
@@ -89,10 +101,12 @@ CREATE TABLE tmpl (id int PRIMARY KEY, f bloom);
 SELECT create_reference_table('tmpl');
 INSERT INTO tmpl VALUES (1, bloom_empty(0.01, 100000));
 INSERT INTO tmpl SELECT 2, bloom_agg(x, 0.01, 1000) FROM generate_series(1, 150000, 150) AS x;
-CREATE TABLE filt_local AS SELECT g, bloom_agg(id, 0.01, 50000) AS f FROM ev_local GROUP BY g;
-CREATE TABLE filt (g int, f bloom);
+CREATE TABLE filt_local AS
+	SELECT g, bloom_agg(id, 0.01, 50000) AS f, counting_bloom_agg(id, 0.01, 50000) AS cf
+	FROM ev_local GROUP BY g;
+CREATE TABLE filt (g int, f bloom, cf counting_bloom);
 SELECT create_distributed_table('filt', 'g');
-INSERT INTO filt SELECT g, bloom_agg(id, 0.01, 50000) FROM ev_local GROUP BY g;
+INSERT INTO filt SELECT g, f, cf FROM filt_local;
 ANALYZE;
 });
 
@@ -146,6 +160,36 @@ my @cases = (
 		'SELECT 0 AS k, bloom_intersection_agg(f) AS f FROM {filt}'
 	],
 	[
+		'counting_bloom_agg(bloom_value(id), p, n), scheme 1',
+		'SELECT 0 AS k, counting_bloom_agg(bloom_value(id), 0.01, 400000) AS f FROM {t}',
+		'split',
+		'SELECT 0 AS k, counting_bloom_agg(id, 0.01, 400000) AS f FROM {t}'
+	],
+	[
+		'counting_bloom_agg(bloom_value(id), p, n), scheme 2',
+		'SELECT 0 AS k, counting_bloom_agg(bloom_value(id), 0.01, 2000000) AS f FROM {t}',
+		'split',
+		'SELECT 0 AS k, counting_bloom_agg(id, 0.01, 2000000) AS f FROM {t}'
+	],
+	[
+		'counting_bloom_union_agg(f)',
+		'SELECT 0 AS k, counting_bloom_union_agg(cf) AS f FROM {filt}',
+		'split',
+		'SELECT 0 AS k, counting_bloom_union_agg(cf) AS f FROM {filt}'
+	],
+	[
+		'scalable_bloom_agg(bloom_value(id), p)',
+		'SELECT 0 AS k, scalable_bloom_agg(bloom_value(id), 0.01) AS f FROM {t}',
+		'split',
+		'SELECT 0 AS k, scalable_bloom_agg(id, 0.01) AS f FROM {t}'
+	],
+	[
+		'scalable_bloom_agg(bloom_value(t), p)',
+		'SELECT 0 AS k, scalable_bloom_agg(bloom_value(t), 0.02) AS f FROM {t}',
+		'split',
+		'SELECT 0 AS k, scalable_bloom_agg(t, 0.02) AS f FROM {t}'
+	],
+	[
 		'GROUP BY g, bloom_agg(bloom_value(id), p, n)',
 		'SELECT g AS k, bloom_agg(bloom_value(id), 0.01, 10000) AS f FROM {t} GROUP BY g',
 		'split',
@@ -156,6 +200,18 @@ my @cases = (
 		'SELECT g AS k, bloom_agg(bloom_value(id)) AS f FROM {t} GROUP BY g',
 		'split',
 		'SELECT g AS k, bloom_agg(id) AS f FROM {t} GROUP BY g'
+	],
+	[
+		'GROUP BY g, counting_bloom_agg(bloom_value(id), p, n)',
+		'SELECT g AS k, counting_bloom_agg(bloom_value(id), 0.01, 5000) AS f FROM {t} GROUP BY g',
+		'split',
+		'SELECT g AS k, counting_bloom_agg(id, 0.01, 5000) AS f FROM {t} GROUP BY g'
+	],
+	[
+		'GROUP BY g, scalable_bloom_agg(bloom_value(id), p)',
+		'SELECT g AS k, scalable_bloom_agg(bloom_value(id), 0.01) AS f FROM {t} GROUP BY g',
+		'split',
+		'SELECT g AS k, scalable_bloom_agg(id, 0.01) AS f FROM {t} GROUP BY g'
 	],
 	[
 		'GROUP BY the distribution column g, bloom_agg(id, p, n)',
@@ -174,6 +230,18 @@ my @cases = (
 		'SELECT 0 AS k, bloom_agg(id) AS f FROM {t}',
 		'gather',
 		'SELECT 0 AS k, bloom_agg(id) AS f FROM {t}'
+	],
+	[
+		'counting_bloom_agg(id, p, n), polymorphic',
+		'SELECT 0 AS k, counting_bloom_agg(id, 0.01, 400000) AS f FROM {t}',
+		'gather',
+		'SELECT 0 AS k, counting_bloom_agg(id, 0.01, 400000) AS f FROM {t}'
+	],
+	[
+		'scalable_bloom_agg(id, p), polymorphic',
+		'SELECT 0 AS k, scalable_bloom_agg(id, 0.01) AS f FROM {t}',
+		'gather',
+		'SELECT 0 AS k, scalable_bloom_agg(id, 0.01) AS f FROM {t}'
 	],
 	[
 		'bloom_agg_like(id, template), polymorphic (a 1.2 kB template: it travels with every row)',
@@ -229,19 +297,41 @@ foreach my $case (@cases)
 	}
 	is(digest_of($query), digest_of($local_query),
 		"$name over the distributed table equals the local table's, bit for bit");
+	if (my ($scheme) = $name =~ /scheme ([0-9]+)$/)
+	{
+		is( $coordinator->safe_psql('postgres',
+				"SELECT substring(f::text FROM ':h([0-9]+):') FROM ($local_query) AS q"),
+			$scheme,
+			"$name: the filter has hash scheme $scheme");
+	}
 }
 
-# No rows: the split bloom_agg's final function runs under Citus's
-# coord_combine_agg, whose call does not hold the request, so the result is
-# NULL where a local table gives the request's empty filter (a documented
-# limit: doc/distributed.md).
-is( $coordinator->safe_psql('postgres', q{
-SELECT (SELECT bloom_agg(bloom_value(id), 0.01, 1000) IS NULL FROM ev WHERE id < 0),
-	(SELECT bloom_agg(bloom_value(id), 0.01, 1000) = bloom_empty(0.01, 1000) FROM ev_local WHERE id < 0)
+# No rows: on Citus every form below gives NULL where a local table gives
+# the request's empty filter (a documented limit: doc/distributed.md).
+# Split, the final function runs under Citus's coord_combine_agg, whose call
+# does not hold the request; gathered, the coordinator's aggregate reads p
+# and n from the gathered columns, which are no longer constants.
+# [aggregate over id, the empty filter of its request]
+my @no_rows = (
+	[ 'bloom_agg(bloom_value(id), 0.01, 1000)', 'bloom_empty(0.01, 1000)' ],
+	[ 'bloom_agg(id, 0.01, 1000)', 'bloom_empty(0.01, 1000)' ],
+	[
+		'counting_bloom_agg(bloom_value(id), 0.01, 1000)',
+		'counting_bloom_empty(0.01, 1000)'
+	],
+	[ 'counting_bloom_agg(id, 0.01, 1000)', 'counting_bloom_empty(0.01, 1000)' ],
+	[ 'scalable_bloom_agg(bloom_value(id), 0.01)', 'scalable_bloom_empty(0.01, 1)' ],
+	[ 'scalable_bloom_agg(id, 0.01)', 'scalable_bloom_empty(0.01, 1)' ]);
+foreach my $case (@no_rows)
+{
+	my ($aggregate, $empty) = @$case;
+	is( $coordinator->safe_psql('postgres', qq{
+SELECT (SELECT $aggregate IS NULL FROM ev WHERE id < 0),
+	(SELECT $aggregate = $empty FROM ev_local WHERE id < 0)
 }),
-	't|t',
-	'with no rows, the split bloom_agg(bloom_value(id), p, n) is NULL on Citus, the empty filter locally'
-);
+		't|t',
+		"with no rows, $aggregate is NULL on Citus, the empty filter locally");
+}
 
 # Membership tests next to the rows.
 my @membership = (
@@ -285,40 +375,49 @@ sub received
 	return $n * $unit{$unit};
 }
 
+# The bytes of the partial states of AGGREGATE(bloom_value(id), p, 400000)
+# over the rows with id <= ROWS, each shard's worker_partial_agg as Citus
+# calls it.
 sub partial_states
 {
-	my ($rows) = @_;
+	my ($aggregate, $rows) = @_;
 	return $coordinator->safe_psql('postgres', qq{
 SELECT sum(result::bigint) FROM run_command_on_shards('ev', \$\$
-	SELECT octet_length(pg_catalog.worker_partial_agg('bloom_agg(bloom_hashed, float8, int8)'::regprocedure,
+	SELECT octet_length(pg_catalog.worker_partial_agg('$aggregate(bloom_hashed, float8, int8)'::regprocedure,
 		ROW(bloom_value(id), 0.01::float8, 400000::int8))::text) FROM %s WHERE id <= $rows\$\$)
 });
 }
 
-my $split_bytes  = partial_states(400000);
-my $gather_bytes = received('SELECT bloom_agg(id, 0.01, 400000) FROM ev');
-my $text_bytes   = $coordinator->safe_psql('postgres',
-	'SELECT 16 * octet_length(bloom_agg(id, 0.01, 400000)::text) FROM ev_local');
-note(
-	"bloom_agg over 400,000 rows in 16 shards, false_positive_rate 0.01, capacity 400,000: "
-	  . "split, $split_bytes bytes of partial states reach the coordinator; gathered (the "
-	  . "polymorphic form), $gather_bytes bytes of rows; 16 filters in text form are $text_bytes bytes"
-);
-ok($split_bytes ne '' && $split_bytes eq $text_bytes,
-	'split, the coordinator receives a partial state per shard: 16 filters\' text forms')
-  or diag("split, the coordinator receives $split_bytes bytes; "
-	  . "16 filters' text forms are $text_bytes bytes");
-my $small_split  = partial_states(4000);
-my $small_gather = received('SELECT bloom_agg(id, 0.01, 400000) FROM ev WHERE id <= 4000');
-note("the same over 4,000 rows: split $small_split bytes, gathered $small_gather bytes");
-ok( $small_split ne ''
-	  && $small_split eq $split_bytes
-	  && $gather_bytes ne ''
-	  && $small_gather ne ''
-	  && $small_gather < int($gather_bytes / 50),
-	'the bytes a split aggregate sends do not grow with the rows; those of gathered rows do'
-  )
-  or diag("split bytes for 4,000 rows: $small_split; for 400,000: $split_bytes; "
-	  . "gathered: $small_gather and $gather_bytes");
+foreach my $aggregate ('bloom_agg', 'counting_bloom_agg')
+{
+	my $split_bytes = partial_states($aggregate, 400000);
+	my $gather_bytes =
+	  received("SELECT $aggregate(id, 0.01, 400000) FROM ev");
+	my $text_bytes = $coordinator->safe_psql('postgres',
+		"SELECT 16 * octet_length($aggregate(id, 0.01, 400000)::text) FROM ev_local");
+	note(
+		"$aggregate over 400,000 rows in 16 shards, false_positive_rate 0.01, capacity 400,000: "
+		  . "split, $split_bytes bytes of partial states reach the coordinator; gathered (the "
+		  . "polymorphic form), $gather_bytes bytes of rows; 16 filters in text form are $text_bytes bytes"
+	);
+	ok($split_bytes ne '' && $split_bytes eq $text_bytes,
+		"$aggregate split, the coordinator receives a partial state per shard: 16 filters' text forms"
+	  )
+	  or diag("split, the coordinator receives $split_bytes bytes; "
+		  . "16 filters' text forms are $text_bytes bytes");
+	my $small_split = partial_states($aggregate, 4000);
+	my $small_gather =
+	  received("SELECT $aggregate(id, 0.01, 400000) FROM ev WHERE id <= 4000");
+	note("the same over 4,000 rows: split $small_split bytes, gathered $small_gather bytes");
+	ok( $small_split ne ''
+		  && $small_split eq $split_bytes
+		  && $gather_bytes ne ''
+		  && $small_gather ne ''
+		  && $small_gather < int($gather_bytes / 50),
+		"$aggregate: the bytes a split aggregate sends do not grow with the rows; those of gathered rows do"
+	  )
+	  or diag("split bytes for 4,000 rows: $small_split; for 400,000: $split_bytes; "
+		  . "gathered: $small_gather and $gather_bytes");
+}
 
 bloom_done();
