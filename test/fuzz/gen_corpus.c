@@ -470,6 +470,8 @@ scalable_corpus(void)
 		free(body);
 		free(text);
 	}
+}
+
 /* ---- counting filters: text and binary forms in one directory ---- */
 
 static void
@@ -549,7 +551,7 @@ main(int argc, char **argv)
 	}
 	outdir = argv[1];
 	make_directory(outdir);
-	for (int i = 0; i < 4; i++)
+	for (size_t i = 0; i < sizeof(fuzzers) / sizeof(fuzzers[0]); i++)
 	{
 		snprintf(path, sizeof(path), "%s/%s", outdir, fuzzers[i]);
 		make_directory(path);
