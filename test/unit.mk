@@ -32,7 +32,9 @@ test/unit-tests-sanitize: $(UNIT_DEPENDS)
 	@mkdir -p test
 	$(UNIT_CC) $(UNIT_CFLAGS) $(UNIT_SANITIZE) -o $@ $(UNIT_SOURCES) -lm
 
-unitcheck: test/unit-tests
+# The corpus generator is built too, so that it keeps compiling (it runs
+# only for make fuzz-corpus).
+unitcheck: test/unit-tests test/fuzz-corpus-gen
 	./test/unit-tests
 
 unitcheck-sanitize: test/unit-tests-sanitize
