@@ -78,13 +78,27 @@ bloom_slice_budget(const struct varatt_external *toast_pointer)
 }
 
 pg_noreturn static void
-bloom_slice_raise_corrupt(bf_status status)
+bloom_slice_raise_corrupt(const BloomLayout *layout, bf_status status)
 {
-	ereport(ERROR,
-			errcode(ERRCODE_DATA_CORRUPTED),
-			errmsg("invalid bloom filter value"),
-			errdetail("%s", bf_status_message(status)));
+	Assert(status != BF_OK);
+	bloom_raise_invalid_value(layout->type_name, status);
 	pg_unreachable();
+}
+
+/* The byte of the array (after the header) that holds position i. */
+static inline uint64
+bloom_slice_byte_of(const BloomLayout *layout, uint64 position)
+{
+	return position * layout->position_bits / 8;
+}
+
+/* Whether position i (a bit, or a counter) is non-zero in byte, the byte holding it. */
+static inline bool
+bloom_slice_position_set(const BloomLayout *layout, uint8 byte, uint64 position)
+{
+	uint32		shift = (uint32) (position * layout->position_bits) & 7;
+
+	return ((byte >> shift) & ((1u << layout->position_bits) - 1)) != 0;
 }
 
 /*
@@ -92,13 +106,14 @@ bloom_slice_raise_corrupt(bf_status status)
  * varlena length word, as TOAST does), into dst.
  */
 static void
-bloom_slice_read(struct varlena *value, int64 offset, int64 length, uint8 *dst)
+bloom_slice_read(struct varlena *value, const BloomLayout *layout, int64 offset, int64 length,
+				 uint8 *dst)
 {
 	struct varlena *slice = detoast_attr_slice(value, (int32) offset, (int32) length);
 
 	/* the length was checked against the toast pointer's: this is TOAST's own damage */
 	if (VARSIZE_ANY_EXHDR(slice) != length)
-		bloom_slice_raise_corrupt(BF_LENGTH);
+		bloom_slice_raise_corrupt(layout, layout->length_error);
 	memcpy(dst, VARDATA_ANY(slice), length);
 	pfree(slice);
 }
@@ -125,7 +140,7 @@ bloom_slice_raw_size(struct varlena *value)
  * from its toast pointer, which must agree with itself: ERROR XX001 if not.
  */
 static int64
-bloom_slice_length(struct varlena *value)
+bloom_slice_length(struct varlena *value, const BloomLayout *layout)
 {
 	struct varatt_external toast_pointer;
 	int64		length;
@@ -134,7 +149,7 @@ bloom_slice_length(struct varlena *value)
 	VARATT_EXTERNAL_GET_POINTER(toast_pointer, value);
 	length = VARATT_EXTERNAL_GET_EXTSIZE(toast_pointer);
 	if (length + VARHDRSZ != toast_pointer.va_rawsize)
-		bloom_slice_raise_corrupt(BF_LENGTH);
+		bloom_slice_raise_corrupt(layout, layout->length_error);
 	return length;
 }
 
@@ -145,62 +160,65 @@ bloom_slice_length(struct varlena *value)
  * rather than into freshly faulted memory of its own first and then copied.
  */
 void
-bloom_slice_read_whole(struct varlena *value, uint8 *dst)
+bloom_slice_read_whole(struct varlena *value, const BloomLayout *layout, uint8 *dst)
 {
-	int64		length = bloom_slice_length(value);
+	int64		length = bloom_slice_length(value, layout);
 
 	SET_VARSIZE(dst, length + VARHDRSZ);
 	for (int64 offset = 0; offset < length; offset += BF_INTERRUPT_STRIDE)
 	{
 		if (offset > 0)
 			CHECK_FOR_INTERRUPTS();
-		bloom_slice_read(value, offset, Min((int64) BF_INTERRUPT_STRIDE, length - offset),
+		bloom_slice_read(value, layout, offset,
+						 Min((int64) BF_INTERRUPT_STRIDE, length - offset),
 						 dst + VARHDRSZ + offset);
 	}
 }
 
 void
-bloom_slice_view(struct varlena *value, BloomView *view)
+bloom_slice_view(struct varlena *value, const BloomLayout *layout, BloomView *view)
 {
 	uint8		body[BLOOM_HEADER_BYTES];
-	int64		length = bloom_slice_length(value);
+	int64		length = bloom_slice_length(value, layout);
 	bf_status	status;
 
 	if (length < BLOOM_HEADER_BYTES)
-		bloom_slice_raise_corrupt(BF_LENGTH);
-	bloom_slice_read(value, 0, BLOOM_HEADER_BYTES, body);
+		bloom_slice_raise_corrupt(layout, layout->length_error);
+	bloom_slice_read(value, layout, 0, BLOOM_HEADER_BYTES, body);
 	bloom_header_read(body, &view->header);
-	status = bf_check_header(&view->header);
+	status = layout->check_header(&view->header);
 	if (status == BF_OK &&
-		(uint64) (length - BLOOM_HEADER_BYTES) != bloom_payload_bytes(view->header.m))
-		status = BF_LENGTH;
+		(uint64) (length - BLOOM_HEADER_BYTES) != layout->payload_bytes(view->header.m))
+		status = layout->length_error;
 	if (status != BF_OK)
-		bloom_slice_raise_corrupt(status);
+		bloom_slice_raise_corrupt(layout, status);
 	view->bits = NULL;
 	view->nbytes = length - BLOOM_HEADER_BYTES;
 }
 
 /* Scheme 2: the value's block, in one slice. */
 static bool
-bloom_slice_contains_blocked(struct varlena *value, const BloomView *view, bf_hash hash,
-							 uint32 *scans)
+bloom_slice_contains_blocked(struct varlena *value, const BloomLayout *layout,
+							 const BloomView *view, bf_hash hash, uint32 *scans)
 {
-	uint8		block[BF_BLOCK_BYTES];
-	uint64		offset = bf_block_offset(hash.h1, view->header.m);
+	uint8		block[BF_BLOCK_BYTES * BLOOM_LAYOUT_POSITION_BITS_MAX];
+	uint64		block_bytes = BF_BLOCK_BYTES * layout->position_bits;
+	uint64		offset = bf_block_offset(hash.h1, view->header.m) * layout->position_bits;
 
-	Assert(offset + BF_BLOCK_BYTES <= view->nbytes);
-	bloom_slice_read(value, BLOOM_HEADER_BYTES + offset, BF_BLOCK_BYTES, block);
+	Assert(layout->position_bits <= BLOOM_LAYOUT_POSITION_BITS_MAX);
+	Assert(offset + block_bytes <= view->nbytes);
+	bloom_slice_read(value, layout, BLOOM_HEADER_BYTES + offset, block_bytes, block);
 	(*scans)++;
-	return bf_block_test(block, view->header.k, hash.h2);
+	return layout->block_contains(block, view->header.k, hash.h2);
 }
 
 /*
- * Scheme 1: the k probes' bytes in increasing order, one slice per run of
- * them in one chunk, until a clear bit answers.
+ * Scheme 1: the bytes of the k probes in increasing order, one slice per
+ * run of them in one chunk, until a position at zero answers.
  */
 static bool
-bloom_slice_contains_edh(struct varlena *value, const BloomView *view, bf_hash hash,
-						 uint32 *scans)
+bloom_slice_contains_edh(struct varlena *value, const BloomLayout *layout,
+						 const BloomView *view, bf_hash hash, uint32 *scans)
 {
 	uint64		positions[BLOOM_K_MAX];
 	uint8		bytes[TOAST_MAX_CHUNK_SIZE];
@@ -221,21 +239,29 @@ bloom_slice_contains_edh(struct varlena *value, const BloomView *view, bf_hash h
 
 	for (first = 0; first < k;)
 	{
-		uint64		start = BLOOM_HEADER_BYTES + positions[first] / 8;
+		uint64		start = BLOOM_HEADER_BYTES + bloom_slice_byte_of(layout, positions[first]);
 		uint64		chunk = start / TOAST_MAX_CHUNK_SIZE;
+		uint64		end = start;
 		uint32		last = first;
 
-		while (last + 1 < k &&
-			   (BLOOM_HEADER_BYTES + positions[last + 1] / 8) / TOAST_MAX_CHUNK_SIZE == chunk)
+		/* the probes whose bytes are in start's chunk */
+		while (last + 1 < k)
+		{
+			uint64		next = BLOOM_HEADER_BYTES + bloom_slice_byte_of(layout, positions[last + 1]);
+
+			if (next / TOAST_MAX_CHUNK_SIZE != chunk)
+				break;
+			end = next;
 			last++;
-		bloom_slice_read(value, start, BLOOM_HEADER_BYTES + positions[last] / 8 - start + 1,
-						 bytes);
+		}
+		bloom_slice_read(value, layout, start, end - start + 1, bytes);
 		(*scans)++;
 		for (; first <= last; first++)
 		{
 			uint64		position = positions[first];
+			uint64		byte = BLOOM_HEADER_BYTES + bloom_slice_byte_of(layout, position);
 
-			if (((bytes[BLOOM_HEADER_BYTES + position / 8 - start] >> (position & 7)) & 1) == 0)
+			if (!bloom_slice_position_set(layout, bytes[byte - start], position))
 				return false;
 		}
 	}
@@ -243,12 +269,12 @@ bloom_slice_contains_edh(struct varlena *value, const BloomView *view, bf_hash h
 }
 
 bool
-bloom_slice_contains(struct varlena *value, const BloomView *view, bf_hash hash,
-					 uint32 *scans)
+bloom_slice_contains(struct varlena *value, const BloomLayout *layout, const BloomView *view,
+					 bf_hash hash, uint32 *scans)
 {
 	Assert(view->bits == NULL);
 	if (view->header.hash_scheme == BLOOM_HASH_XXH3_BLOCKED)
-		return bloom_slice_contains_blocked(value, view, hash, scans);
+		return bloom_slice_contains_blocked(value, layout, view, hash, scans);
 	Assert(view->header.hash_scheme == BLOOM_HASH_XXH3_EDH);
-	return bloom_slice_contains_edh(value, view, hash, scans);
+	return bloom_slice_contains_edh(value, layout, view, hash, scans);
 }
