@@ -23,9 +23,18 @@
 # t, and bloom_add_all / counting_bloom_add_all into an empty filter and
 # bloom_remove_all out of the full counting filter, of t's values as one
 # array (per value).
+#
+# PART slices: point lookups in stored filters, each a statement of its own
+# (a new call site, so read by TOAST slices, src/bloom_slice.c), 500 per
+# filter, half of them present, one function per filter: bloom_contains in
+# a bloom filter of scheme 1 (1.2 MB), bloom_contained_by (<@) in one of
+# scheme 2 (2.4 MB), and counting_bloom_contains and
+# counting_bloom_contained_by in counting filters of the same shapes (4.8
+# and 9.6 MB), each holding 100,000 values.  Per call, inclusive of the
+# TOAST reads.
 set -euo pipefail
 
-[ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: $0 INSTDIR [contains|sets]" >&2; exit 2; }
+[ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: $0 INSTDIR [contains|sets|slices]" >&2; exit 2; }
 inst=$(cd "$1" && pwd)
 part=${2:-contains}
 bindir=$("${PG_CONFIG:-pg_config}" --bindir)
@@ -55,8 +64,22 @@ SELECT bloom_remove_all(c, a) IS NOT NULL FROM arrays, filters;
 SELECT count(*) FROM t WHERE hashint8(id) <> 0;"
 	functions="bloom_contains counting_bloom_contains scalable_bloom_contains bloom_agg_transfn counting_bloom_agg_transfn bloom_add_all counting_bloom_add_all counting_bloom_remove_all hashint8"
 	;;
+slices)
+	setup="CREATE TABLE slice_filters (id int PRIMARY KEY, b bloom, c counting_bloom);
+INSERT INTO slice_filters SELECT n / 1000000, bloom_agg(g, 0.01, n), counting_bloom_agg(g, 0.01, n)
+FROM generate_series(1::int8, 100000) AS g, (VALUES (1000000), (2000000)) AS s(n) GROUP BY n;"
+	queries=$(for ((i = 1; i <= 500; i++)); do
+		echo "SELECT bloom_contains(b, $((i * 400))::int8) FROM slice_filters WHERE id = 1;"
+		echo "SELECT $((i * 400))::int8 <@ b FROM slice_filters WHERE id = 2;"
+		echo "SELECT bloom_contains(c, $((i * 400))::int8) FROM slice_filters WHERE id = 1;"
+		echo "SELECT $((i * 400))::int8 <@ c FROM slice_filters WHERE id = 2;"
+	done
+	echo "SELECT count(*) FROM t WHERE hashint8(id) <> 0;")
+	functions="bloom_contains bloom_contained_by counting_bloom_contains counting_bloom_contained_by"
+	calls=500
+	;;
 *)
-	echo "callgrind.sh: unknown part $part (contains or sets)" >&2
+	echo "callgrind.sh: unknown part $part (contains, sets or slices)" >&2
 	exit 2
 	;;
 esac
@@ -100,7 +123,7 @@ if grep -q ERROR "$work/single.log"; then
 fi
 
 # Inclusive instructions of each function: callgrind_annotate's inclusive view.
-callgrind_annotate --inclusive=yes "$work/callgrind.out" 2>/dev/null >"$work/annotate.txt"
+callgrind_annotate --inclusive=yes --threshold=100 "$work/callgrind.out" 2>/dev/null >"$work/annotate.txt"
 status=0
 for fn in $functions; do
 	ir=$(awk -v fn="$fn" '$0 ~ "[ :]" fn " " || $0 ~ "[ :]" fn "$" { gsub(",", "", $1); print $1; exit }' "$work/annotate.txt")
@@ -109,6 +132,6 @@ for fn in $functions; do
 		status=1
 		continue
 	fi
-	echo "$fn: $(awk -v ir="$ir" -v n="$rows" 'BEGIN { printf "%.1f", ir / n }') instructions per call ($ir over $rows calls)"
+	echo "$fn: $(awk -v ir="$ir" -v n="${calls:-$rows}" 'BEGIN { printf "%.1f", ir / n }') instructions per call ($ir over ${calls:-$rows} calls)"
 done
 exit $status

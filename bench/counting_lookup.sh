@@ -1,62 +1,108 @@
 #!/usr/bin/env bash
-# bench/counting_lookup.sh: would reading a stored counting filter by TOAST
-# slices pay?  Point lookups, with pgbench, against the server in
-# PGHOST/PGPORT (run alone: test/pg_cluster.sh DESTDIR bench/counting_lookup.sh):
+# bench/counting_lookup.sh: point lookups in stored counting filters, which
+# a lookup reads by TOAST slices (src/bloom_slice.c), with pgbench, against
+# the server in PGHOST/PGPORT (run alone: test/pg_cluster.sh DESTDIR
+# bench/counting_lookup.sh):
 #
-#   counting  SELECT bloom_contains(f, :x) FROM t WHERE id = 1, a stored
-#             4.8 MB counting filter (1,000,000 values at 1%, m = 9,585,059,
-#             k = 7), which a lookup detoasts whole;
-#   bloom     the same on a stored 4.9 MB bloom filter, which a lookup reads
-#             by slices (src/bloom_slice.c);
-#   slices    what a sliced lookup in the counting filter would read: its
-#             16-byte header and k = 7 single bytes at random offsets, each
-#             one TOAST slice, of the same 4.8 MB stored as an external bytea.
+#   SELECT bloom_contains(f, :x) FROM counting_lookup WHERE id = :id
 #
-# One client, BENCH_COUNTING_SECONDS (default 8) a run, BENCH_COUNTING_RUNS
-# (default 3) rounds; prints each run's average latency.
+# on three stored filters at p = 0.01, half the values looked up present:
+#
+#   1  counting_bloom of 1,000,000 values: 4.8 MB, m = 9,585,059, k = 7,
+#      scheme 1 (k single counters, up to k + 1 slices);
+#   2  counting_bloom of 2,000,000 values: 9.6 MB, scheme 2 (one 256-byte
+#      block, 2 slices);
+#   3  bloom of 4,000,000 values: 4.8 MB, scheme 2 (one 64-byte block);
+#   4  bloom of 1,000,000 values: 1.2 MB, scheme 1 (k = 7 single bits);
+#
+# the bloom filters for scale, and to show that bloom's slices cost what
+# they did.
+#
+# Each run of this build is paired with one of the baseline library, the
+# build of BENCH_COUNTING_BASELINE (default bf59d90, the last commit whose
+# counting lookups detoast the whole filter), loaded by the same server for
+# that connection (bench/baseline.sh); BENCH_COUNTING_BASELINE="" skips it.
+# One client, -M prepared (each execution is a new call site, so each
+# lookup is a first one), BENCH_COUNTING_SECONDS (default 8) a run,
+# BENCH_COUNTING_RUNS (default 3) pairs per filter; prints each run's
+# average latency, then the medians and their ratio.
 set -euo pipefail
 
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 seconds=${BENCH_COUNTING_SECONDS:-8}
 runs=${BENCH_COUNTING_RUNS:-3}
+baseline_rev=${BENCH_COUNTING_BASELINE-bf59d90}
 bindir=$("${PG_CONFIG:-pg_config}" --bindir)
 work=$(mktemp -d /tmp/bloomfilter-counting-lookup.XXXXXX)
+chmod 755 "$work"				# the server reads the baseline library from here
 trap 'rm -rf "$work"' EXIT
 
+# shellcheck source=bench/baseline.sh
+. "$here/baseline.sh"
+bench_baseline "$baseline_rev" "$work"
+
 "$bindir/psql" -X -q -v ON_ERROR_STOP=1 <<'SQL'
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS bloomfilter;
-DROP TABLE IF EXISTS counting_lookup_c, counting_lookup_b, counting_lookup_raw;
+DROP TABLE IF EXISTS counting_lookup_c, counting_lookup_b;
 CREATE TABLE counting_lookup_c (id int PRIMARY KEY, f counting_bloom);
 INSERT INTO counting_lookup_c
 SELECT 1, counting_bloom_agg(g, 0.01, 1000000) FROM generate_series(1::int8, 1000000) AS g;
+INSERT INTO counting_lookup_c
+SELECT 2, counting_bloom_agg(g, 0.01, 2000000) FROM generate_series(1::int8, 2000000) AS g;
 CREATE TABLE counting_lookup_b (id int PRIMARY KEY, f bloom);
 INSERT INTO counting_lookup_b
-SELECT 1, bloom_agg(g, 0.01, 4000000) FROM generate_series(1::int8, 4000000) AS g;
-CREATE TABLE counting_lookup_raw (id int PRIMARY KEY, b bytea);
-ALTER TABLE counting_lookup_raw ALTER b SET STORAGE EXTERNAL;
-INSERT INTO counting_lookup_raw SELECT 1, counting_bloom_send(f) FROM counting_lookup_c;
-VACUUM ANALYZE counting_lookup_c, counting_lookup_b, counting_lookup_raw;
+SELECT 3, bloom_agg(g, 0.01, 4000000) FROM generate_series(1::int8, 4000000) AS g;
+INSERT INTO counting_lookup_b
+SELECT 4, bloom_agg(g, 0.01, 1000000) FROM generate_series(1::int8, 1000000) AS g;
+VACUUM ANALYZE counting_lookup_c, counting_lookup_b;
 SQL
 
 cat >"$work/counting.sql" <<'Q'
-\set x random(1, 2000000)
-SELECT bloom_contains(f, :x::int8) FROM counting_lookup_c WHERE id = 1;
+\set x random(1, 2 * :n)
+SELECT bloom_contains(f, :x::int8) FROM counting_lookup_c WHERE id = :id;
 Q
 cat >"$work/bloom.sql" <<'Q'
-\set x random(1, 8000000)
-SELECT bloom_contains(f, :x::int8) FROM counting_lookup_b WHERE id = 1;
+\set x random(1, 2 * :n)
+SELECT bloom_contains(f, :x::int8) FROM counting_lookup_b WHERE id = :id;
 Q
-{
-	for i in 1 2 3 4 5 6 7; do echo "\\set o$i random(17, 4792548)"; done
-	echo -n "SELECT substring(b from 1 for 16)"
-	for i in 1 2 3 4 5 6 7; do echo -n ", substring(b from :o$i for 1)"; done
-	echo " FROM counting_lookup_raw WHERE id = 1;"
-} >"$work/slices.sql"
 
-for round in $(seq "$runs"); do
-	for script in counting bloom slices; do
-		latency=$("$bindir/pgbench" -n -T "$seconds" -f "$work/$script.sql" 2>&1 |
-			sed -n 's/^latency average = //p')
-		echo "round $round $script: $latency"
+# latency average in ms of one pgbench run: script, filter id, n
+latency() {
+	"$bindir/pgbench" -n -M prepared -c 1 -T "$seconds" -f "$work/$1.sql" \
+		-D id="$2" -D n="$3" >"$work/pgbench.out" 2>&1 ||
+		{ echo "counting_lookup: pgbench failed:" >&2; cat "$work/pgbench.out" >&2; exit 1; }
+	awk '/latency average/ { print $4 }' "$work/pgbench.out"
+}
+
+specs=("counting 1 1000000 counting 1M values, 4.8 MB, scheme 1"
+	"counting 2 2000000 counting 2M values, 9.6 MB, scheme 2"
+	"bloom 3 4000000 bloom 4M values, 4.8 MB, scheme 2"
+	"bloom 4 1000000 bloom 1M values, 1.2 MB, scheme 1")
+for spec in "${specs[@]}"; do
+	read -r script id _ <<<"$spec"
+	: >"$work/this.$id"
+	: >"$work/base.$id"
+done
+for ((r = 1; r <= runs; r++)); do
+	for spec in "${specs[@]}"; do
+		read -r script id n _ <<<"$spec"
+		this=$(latency "$script" "$id" "$n")
+		echo "$this" >>"$work/this.$id"
+		line="round $r filter $id: $this ms"
+		if [ -n "$baseline" ]; then
+			base=$(PGOPTIONS="$baseline_options" latency "$script" "$id" "$n")
+			echo "$base" >>"$work/base.$id"
+			line="$line, baseline $base ms"
+		fi
+		echo "$line"
 	done
 done
-"$bindir/psql" -X -q -c 'DROP TABLE counting_lookup_c, counting_lookup_b, counting_lookup_raw'
+
+echo "pgbench -M prepared, 1 client, ${seconds}s a run, median of $runs runs$([ -n "$baseline" ] && echo ", each paired with one of $baseline_rev"):"
+printf '%-42s %12s %14s %8s\n' "" "latency ms" "baseline ms" "ratio"
+for spec in "${specs[@]}"; do
+	read -r _ id _ what <<<"$spec"
+	bench_pair_row "$what" "$work/this.$id" "$work/base.$id"
+done
+"$bindir/psql" -X -q -c 'DROP TABLE counting_lookup_c, counting_lookup_b'

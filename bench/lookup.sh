@@ -17,37 +17,20 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/.." && pwd)
 seconds=${BENCH_LOOKUP_SECONDS:-10}
 runs=${BENCH_LOOKUP_RUNS:-5}
 baseline_rev=${BENCH_LOOKUP_BASELINE-4866c7a}
 pg_config=${PG_CONFIG:-pg_config}
 bindir=$("$pg_config" --bindir)
-major=$("$pg_config" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
 psql=("$bindir/psql" -X -q -v ON_ERROR_STOP=1 -P pager=off)
 work=$(mktemp -d /tmp/bloomfilter-lookup.XXXXXX)
 chmod 755 "$work"				# the server reads the baseline library from here
 trap 'rm -rf "$work"' EXIT
 
 # The baseline library, built from git into an install tree of its own.
-baseline=""
-if [ -n "$baseline_rev" ] && git -C "$root" rev-parse --verify -q "$baseline_rev^{commit}" >/dev/null; then
-	mkdir -p "$work/src" "$work/build"
-	git -C "$root" archive "$baseline_rev" | tar -x -C "$work/src"
-	make -s -C "$work/build" -f ../src/Makefile VPATH=../src PG_CONFIG="$pg_config" -j2 >/dev/null 2>&1
-	make -s -C "$work/build" -f ../src/Makefile VPATH=../src PG_CONFIG="$pg_config" \
-		install DESTDIR="$work/inst" >/dev/null 2>&1
-	baseline="$work/inst"
-elif [ -n "$baseline_rev" ]; then
-	echo "lookup: no commit $baseline_rev here, so no baseline"
-fi
-# Options for a connection that loads the baseline's library instead (the
-# SQL objects are the same; only the library differs).
-if [ "$major" -ge 18 ]; then
-	baseline_options="-c dynamic_library_path=$baseline$("$pg_config" --pkglibdir):\$libdir"
-else
-	baseline_options="-c extension_destdir=$baseline"
-fi
+# shellcheck source=bench/baseline.sh
+. "$here/baseline.sh"
+bench_baseline "$baseline_rev" "$work"
 
 "${psql[@]}" <<'EOF'
 SET client_min_messages = warning;
@@ -83,7 +66,6 @@ latency() {
 		{ echo "lookup: pgbench failed:" >&2; cat "$work/pgbench.out" >&2; exit 1; }
 	awk '/latency average/ { print $4 }' "$work/pgbench.out"
 }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "pgbench -M prepared, 1 client, median of $runs runs$([ -n "$baseline" ] && echo ", each paired with one of $baseline_rev"):"
 echo "point lookups (${seconds}s a run) and scans of 1,000,000 values (5 a run)"
@@ -100,13 +82,6 @@ for script in lookup scan; do
 				PGOPTIONS="$baseline_options" latency "$script" "$id" "$n" >>"$work/base"
 			fi
 		done
-		this=$(median <"$work/this")
-		if [ -n "$baseline" ]; then
-			base=$(median <"$work/base")
-			printf '%-42s %12.3f %14.3f %8.4f\n' "$script, $what" "$this" "$base" \
-				"$(awk -v a="$this" -v b="$base" 'BEGIN { print a / b }')"
-		else
-			printf '%-42s %12.3f %14s %8s\n' "$script, $what" "$this" "-" "-"
-		fi
+		bench_pair_row "$script, $what" "$work/this" "$work/base"
 	done
 done

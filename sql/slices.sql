@@ -1,13 +1,13 @@
 --
 -- Lookups in stored filters by TOAST slices (src/bloom_slice.c).
 --
--- bloom_contains, @> and <@ read a stored, uncompressed filter (STORAGE
--- external, the type's default) by its header and the chunks holding the
--- probed bits, until a call site's index scans have cost about a whole
--- detoast; then they detoast it and keep it, as every other function does.
--- Every answer, before and after that switch, must be the whole filter's:
--- the reference here is the same filter as an inline value (a text round
--- trip), which never goes through TOAST.
+-- bloom_contains, @> and <@ read a stored, uncompressed bloom or
+-- counting_bloom filter (STORAGE external, the types' default) by its header
+-- and the chunks holding the probed bits or counters, until a call site's
+-- index scans have cost about a whole detoast; then they detoast it and keep
+-- it, as every other function does.  Every answer, before and after that
+-- switch, must be the whole filter's: the reference here is the same filter
+-- as an inline value (a text round trip), which never goes through TOAST.
 --
 
 -- The shared buffers a query's execution touches.
@@ -163,4 +163,153 @@ DROP FUNCTION slice_unchecked(bytea);
 DROP FUNCTION slice_bytes_of(bloom);
 DROP TABLE slice_compressed;
 DROP TABLE slice_filters;
+
+--
+-- counting_bloom: the same, on its counters (4 bits each, counter i in
+-- byte i / 2; a scheme 2 block is 256 bytes, often across two chunks).
+-- 1: scheme 1, 960 kB (480 chunks); 2: scheme 2, 1.2 MB (616 chunks), made
+-- from its text form (counting_bloom_empty takes scheme 2 only from 2 MiB of
+-- bits, 8 MB of counters); 3: inline.  Each has had 1 .. 20,000 added (3:
+-- 1 .. 100), 1 .. 5,000 added twice, and 15,001 .. 16,000 removed, so its
+-- counters are 0, 1, 2 and more, and the removed values are absent again.
+--
+CREATE TABLE counting_slice_filters (id int PRIMARY KEY, f counting_bloom);
+INSERT INTO counting_slice_filters
+SELECT 1, counting_bloom_agg(i, 0.01, 200000)
+FROM (SELECT generate_series(1, 20000) UNION ALL SELECT generate_series(1, 5000)) AS v(i);
+INSERT INTO counting_slice_filters
+SELECT 2, bloom_add_all(bloom_add_all(('counting_bloom:v1:h2:m2457600:k7:' ||
+		repeat('A', 1638400))::counting_bloom, ARRAY(SELECT generate_series(1, 20000))),
+	ARRAY(SELECT generate_series(1, 5000)));
+INSERT INTO counting_slice_filters
+SELECT 3, counting_bloom_agg(i, 0.01, 100) FROM generate_series(1, 100) AS i;
+UPDATE counting_slice_filters
+SET f = bloom_remove_all(f, ARRAY(SELECT generate_series(15001, 16000))) WHERE id IN (1, 2);
+SELECT id, substr(f::text, 1, 20) AS text_prefix, (bloom_info(f)).bytes,
+	(bloom_info(f)).hash_scheme, pg_column_compression(f) AS compression
+FROM counting_slice_filters ORDER BY id;
+
+--
+-- Which path, by the shared buffers a query touches: reading a filter whole
+-- (bloom_cardinality) touches more than 100 blocks, one lookup fewer than
+-- 40; after the switch, more lookups from the same call site read no more.
+--
+SELECT id,
+	slice_blocks(format('SELECT bloom_cardinality(f) FROM counting_slice_filters WHERE id = %s', id))
+		> 100 AS whole_read_reads_many_blocks,
+	slice_blocks(format('SELECT bloom_contains(f, 7) FROM counting_slice_filters WHERE id = %s', id))
+		< 40 AS one_lookup_reads_few_blocks,
+	slice_blocks(format('SELECT bloom_contains(f, 15500) FROM counting_slice_filters WHERE id = %s', id))
+		< 40 AS one_absent_lookup_reads_few_blocks,
+	slice_blocks(format('SELECT count(*) FROM counting_slice_filters, generate_series(1, 10000) AS v
+		WHERE id = %s AND bloom_contains(f, v)', id))
+	<= slice_blocks(format('SELECT count(*) FROM counting_slice_filters, generate_series(1, 3000) AS v
+		WHERE id = %s AND bloom_contains(f, v)', id)) + 5
+		AS switched_before_3000_lookups
+FROM counting_slice_filters WHERE id IN (1, 2) ORDER BY id;
+
+--
+-- The answers: 40,000 values (present, twice present, removed, never
+-- added) against each filter, from one call site per operator, across the
+-- switch; the reference is the same filter as an inline value.
+--
+WITH reference AS MATERIALIZED (SELECT id, f::text::counting_bloom AS g FROM counting_slice_filters)
+SELECT s.id, count(*) AS lookups,
+	count(*) FILTER (WHERE bloom_contains(s.f, v)) AS maybe_present,
+	count(*) FILTER (WHERE v BETWEEN 15001 AND 16000 AND bloom_contains(s.f, v)) AS removed_maybe_present,
+	count(*) FILTER (WHERE bloom_contains(s.f, v) IS DISTINCT FROM bloom_contains(r.g, v)
+		OR (s.f @> v) IS DISTINCT FROM bloom_contains(r.g, v)
+		OR (v <@ s.f) IS DISTINCT FROM bloom_contains(r.g, v)) AS differ
+FROM counting_slice_filters AS s JOIN reference AS r USING (id), generate_series(1, 40000) AS v
+GROUP BY s.id ORDER BY s.id;
+
+-- Lookups each in a query of its own, so each the first of its call site:
+-- all by slices.
+CREATE FUNCTION counting_slice_lookup(filter_id int, v int) RETURNS bool
+LANGUAGE plpgsql AS $$
+DECLARE
+	answer bool;
+BEGIN
+	EXECUTE 'SELECT bloom_contains(f, $1) FROM counting_slice_filters WHERE id = $2'
+		INTO answer USING v, filter_id;
+	RETURN answer;
+END
+$$;
+WITH reference AS MATERIALIZED (SELECT id, f::text::counting_bloom AS g FROM counting_slice_filters),
+answers AS (
+	SELECT r.id, v, counting_slice_lookup(r.id, v) AS sliced, bloom_contains(r.g, v) AS whole
+	FROM reference AS r,
+		(SELECT generate_series(4901, 5100) UNION ALL SELECT generate_series(15901, 16100)) AS s(v))
+SELECT id, count(*) AS lookups, count(*) FILTER (WHERE sliced) AS maybe_present,
+	count(*) FILTER (WHERE sliced IS DISTINCT FROM whole) AS differ
+FROM answers GROUP BY id ORDER BY id;
+DROP FUNCTION counting_slice_lookup(int, int);
+
+-- Rows alternating between the stored filters: each keeps its own count.
+WITH reference AS MATERIALIZED (SELECT id, f::text::counting_bloom AS g FROM counting_slice_filters)
+SELECT count(*) AS lookups,
+	count(*) FILTER (WHERE bloom_contains(s.f, v) IS DISTINCT FROM bloom_contains(r.g, v)) AS differ
+FROM generate_series(1, 40000) AS v,
+	LATERAL (SELECT f FROM counting_slice_filters WHERE id = 1 + v % 3) AS s,
+	LATERAL (SELECT g FROM reference WHERE id = 1 + v % 3) AS r;
+
+-- Compressed values are detoasted whole: out of line (extended) and inline (main).
+CREATE TABLE counting_slice_compressed (id int PRIMARY KEY, f counting_bloom);
+ALTER TABLE counting_slice_compressed ALTER COLUMN f SET STORAGE extended;
+INSERT INTO counting_slice_compressed
+SELECT 1, counting_bloom_agg(i, 0.01, 250000) FROM generate_series(1, 100) AS i;
+ALTER TABLE counting_slice_compressed ALTER COLUMN f SET STORAGE main;
+INSERT INTO counting_slice_compressed
+SELECT 2, counting_bloom_agg(i, 0.01, 25000) FROM generate_series(1, 10) AS i;
+SELECT id, pg_column_compression(f) IS NOT NULL AS compressed,
+	pg_column_size(f) < (bloom_info(f)).bytes / 10 AS smaller
+FROM counting_slice_compressed ORDER BY id;
+WITH reference AS MATERIALIZED (SELECT id, f::text::counting_bloom AS g FROM counting_slice_compressed)
+SELECT s.id, count(*) FILTER (WHERE bloom_contains(s.f, v)) AS maybe_present,
+	count(*) FILTER (WHERE bloom_contains(s.f, v) IS DISTINCT FROM bloom_contains(r.g, v)
+		OR (v <@ s.f) IS DISTINCT FROM bloom_contains(r.g, v)) AS differ
+FROM counting_slice_compressed AS s JOIN reference AS r USING (id), generate_series(1, 2000) AS v
+GROUP BY s.id ORDER BY s.id;
+DROP TABLE counting_slice_compressed;
+
+--
+-- A damaged stored counting filter is an ERROR XX001, by slices as when
+-- read whole (bloom_cardinality), never a read past its end: filter 1's
+-- bytes with a header field or the length broken, stored out of line
+-- uncompressed.  A counter set in the padding past counter m is the one
+-- damage a lookup does not see: no probe reads it (a whole read rejects it).
+--
+CREATE FUNCTION counting_slice_bytes_of(counting_bloom) RETURNS bytea
+LANGUAGE internal STRICT AS 'byteasend';
+CREATE FUNCTION counting_slice_unchecked(bytea) RETURNS counting_bloom
+LANGUAGE internal STRICT AS 'byteasend';
+CREATE TABLE counting_slice_damaged (what text, f counting_bloom);
+INSERT INTO counting_slice_damaged
+SELECT d.what, counting_slice_unchecked(d.bytes)
+FROM (SELECT counting_slice_bytes_of(f) AS b FROM counting_slice_filters WHERE id = 1) AS s,
+	LATERAL (VALUES
+		('format version 9', set_byte(s.b, 0, 9)),
+		('hash scheme 3', set_byte(s.b, 1, 3)),
+		('hash scheme 2, m not whole blocks', set_byte(s.b, 1, 2)),
+		('k = 0', set_byte(s.b, 2, 0)),
+		('unknown flag', set_byte(s.b, 3, 128)),
+		('m = 0', overlay(s.b PLACING '\x0000000000000000'::bytea FROM 5 FOR 8)),
+		('m too large for counters', overlay(s.b PLACING '\xffffffffffffffff'::bytea FROM 5 FOR 8)),
+		('8 bytes short', substr(s.b, 1, length(s.b) - 8)),
+		('8 bytes past the end', s.b || '\x0000000000000000'::bytea),
+		('a counter in the padding', set_byte(s.b, length(s.b) - 1, 1)),
+		('undamaged', s.b)) AS d(what, bytes);
+SELECT what, pg_column_compression(f) AS compression, e.*,
+	(SELECT row(w.*) FROM error_detail_of(format(
+		'SELECT bloom_cardinality(f) FROM counting_slice_damaged WHERE what = %L', what)) AS w)
+	= row(e.*) AS same_as_whole
+FROM counting_slice_damaged,
+	LATERAL error_detail_of(format(
+		'SELECT bloom_contains(f, 7) FROM counting_slice_damaged WHERE what = %L', what)) AS e
+ORDER BY what;
+
+DROP TABLE counting_slice_damaged;
+DROP FUNCTION counting_slice_unchecked(bytea);
+DROP FUNCTION counting_slice_bytes_of(counting_bloom);
+DROP TABLE counting_slice_filters;
 DROP FUNCTION slice_blocks(text);

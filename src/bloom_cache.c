@@ -1,11 +1,12 @@
 /*
  * bloom_cache.c: the per-call-site cache in flinfo->fn_extra (BloomCallCache,
- * bloom_pg.h).  A stored filter argument is detoasted once and kept, keyed
- * by its toast pointer, or read by slices (bloom_slice.c) while that is
- * cheaper; the filters a call site saw before are kept aside as spares.  The
- * encoder of the value argument is kept there too.  The fast paths are
- * inline in bloom_pg.h (bloom_getarg, bloom_getarg_lookup,
- * bloom_call_encoder); these are their slow paths.
+ * bloom_pg.h).  A stored filter argument (bloom or counting_bloom, by its
+ * BloomLayout) is detoasted once and kept, keyed by its toast pointer, or
+ * read by slices (bloom_slice.c) while that is cheaper; the filters a call
+ * site saw before are kept aside as spares.  The encoder of the value
+ * argument is kept there too.  The fast paths are inline in bloom_pg.h and
+ * bloom_counting.h (bloom_getarg, bloom_getarg_lookup, counting_getarg,
+ * counting_getarg_lookup, bloom_call_encoder); these are their slow paths.
  */
 #include "postgres.h"
 
@@ -152,6 +153,8 @@ bloom_cache_current(FunctionCallInfo fcinfo, int argno,
 	{
 		memcpy(entry->toast_pointer, toast_pointer, sizeof(entry->toast_pointer));
 		entry->slice_scans = 0;
+		entry->counting_bits = false;
+		entry->counting_lookups = 0;
 	}
 	return entry;
 }
@@ -179,24 +182,28 @@ bloom_cache_aligned(BloomArgCache *entry, Size size)
 }
 
 /*
- * Detoast the entry's stored value whole, into fn_mcxt, and check it; the
- * entry is not valid until the check has passed.  A stored, uncompressed
- * filter is read by slices straight into its aligned memory; another is
- * detoasted first and, if large, copied: a second pass, once per call site.
+ * Detoast the entry's stored value whole, into fn_mcxt, and check it as the
+ * layout's type; the entry is not valid until the check has passed.  A
+ * stored, uncompressed filter is read by slices straight into its aligned
+ * memory; another is detoasted first and, if large, copied: a second pass,
+ * once per call site.
  */
 static void
-bloom_cache_detoast(FunctionCallInfo fcinfo, BloomArgCache *entry, struct varlena *value)
+bloom_cache_detoast(FunctionCallInfo fcinfo, BloomArgCache *entry, struct varlena *value,
+					const BloomLayout *layout)
 {
 	MemoryContext old_context;
 	uint8	   *aligned;
 
 	entry->valid = false;
 	entry->sliced = false;
+	entry->counting_bits = false;
+	entry->counting_lookups = 0;
 	bloom_cache_release(entry);
 	old_context = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
 	aligned = bloom_cache_aligned(entry, bloom_slice_raw_size(value));
 	if (aligned != NULL)
-		bloom_slice_read_whole(value, aligned);
+		bloom_slice_read_whole(value, layout, aligned);
 	else
 	{
 		struct varlena *detoasted = pg_detoast_datum(value);
@@ -215,77 +222,96 @@ bloom_cache_detoast(FunctionCallInfo fcinfo, BloomArgCache *entry, struct varlen
 		}
 	}
 	MemoryContextSwitchTo(old_context);
-	bloom_view_datum(PointerGetDatum(entry->value), &entry->view);
+	layout->view_datum(PointerGetDatum(entry->value), &entry->view);
 	entry->valid = true;
 }
+
+/*
+ * bloom_cache_fetch (lookup false) and bloom_cache_lookup (lookup true).
+ * A stored value is read by slices while its call site's scans of it stay
+ * within bloom_slice_budget, when it affords the header and one probe.
+ */
+static BloomArgCache *
+bloom_cache_get(FunctionCallInfo fcinfo, int argno, const BloomLayout *layout, bool lookup,
+				BloomView *view)
+{
+	struct varlena *value = (struct varlena *) PG_GETARG_POINTER(argno);
+	struct varatt_external toast_pointer;
+	BloomArgCache *entry;
+	uint32		budget = 0;
+
+	/* not a stored value of an argument the cache keeps: nothing worth caching */
+	if (!VARATT_IS_EXTERNAL_ONDISK(value) || argno >= lengthof(((BloomCallCache *) NULL)->args))
+	{
+		layout->view_datum(PointerGetDatum(value), view);
+		return NULL;
+	}
+
+	VARATT_EXTERNAL_GET_POINTER(toast_pointer, value);
+	entry = bloom_cache_current(fcinfo, argno, &toast_pointer);
+	/* slices of a compressed value would need all of it decompressed */
+	if (lookup && !VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer))
+		budget = bloom_slice_budget(&toast_pointer);
+
+	/* a new value: by slices if it affords the header and one probe */
+	if (!entry->valid && !entry->sliced && budget >= 2)
+	{
+		bloom_slice_view(value, layout, &entry->view);
+		entry->slice_scans = 1;
+		entry->sliced = true;
+	}
+	if (!entry->valid && !(entry->sliced && entry->slice_scans < budget))
+		bloom_cache_detoast(fcinfo, entry, value, layout);
+	*view = entry->view;
+	return entry;
+}
+
+BloomArgCache *
+bloom_cache_fetch(FunctionCallInfo fcinfo, int argno, const BloomLayout *layout,
+				  BloomView *view)
+{
+	return bloom_cache_get(fcinfo, argno, layout, false, view);
+}
+
+BloomArgCache *
+bloom_cache_lookup(FunctionCallInfo fcinfo, int argno, const BloomLayout *layout,
+				   BloomView *view)
+{
+	return bloom_cache_get(fcinfo, argno, layout, true, view);
+}
+
+const BloomLayout bloom_layout = {
+	.type_name = "bloom filter",
+	.position_bits = 1,
+	.length_error = BF_LENGTH,
+	.check_header = bf_check_header,
+	.payload_bytes = bloom_payload_bytes,
+	.block_contains = bf_block_test,
+	.view_datum = bloom_view_datum,
+};
 
 void
 bloom_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view)
 {
-	struct varlena *value = (struct varlena *) PG_GETARG_POINTER(argno);
-
-	if (VARATT_IS_EXTERNAL_ONDISK(value) && argno < lengthof(((BloomCallCache *) NULL)->args))
-	{
-		struct varatt_external toast_pointer;
-		BloomArgCache *entry;
-
-		VARATT_EXTERNAL_GET_POINTER(toast_pointer, value);
-		entry = bloom_cache_current(fcinfo, argno, &toast_pointer);
-		if (!entry->valid)
-			bloom_cache_detoast(fcinfo, entry, value);
-		*view = entry->view;
-		return;
-	}
-
-	/* not a stored value of an argument the cache keeps: nothing worth caching */
-	bloom_view_datum(PointerGetDatum(value), view);
+	bloom_cache_fetch(fcinfo, argno, &bloom_layout, view);
 }
 
 bool
 bloom_getarg_lookup_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view)
 {
-	struct varlena *value = (struct varlena *) PG_GETARG_POINTER(argno);
+	BloomArgCache *entry = bloom_cache_lookup(fcinfo, argno, &bloom_layout, view);
 
-	if (VARATT_IS_EXTERNAL_ONDISK(value) && argno < lengthof(((BloomCallCache *) NULL)->args))
-	{
-		struct varatt_external toast_pointer;
-		BloomArgCache *entry;
-		uint32		budget;
-
-		VARATT_EXTERNAL_GET_POINTER(toast_pointer, value);
-		entry = bloom_cache_current(fcinfo, argno, &toast_pointer);
-		/* slices of a compressed value would need all of it decompressed */
-		budget = VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer) ? 0 :
-			bloom_slice_budget(&toast_pointer);
-
-		/* a new value: by slices if it affords the header and one probe */
-		if (!entry->valid && !entry->sliced && budget >= 2)
-		{
-			bloom_slice_view(value, &entry->view);
-			entry->slice_scans = 1;
-			entry->sliced = true;
-		}
-		if (entry->sliced && entry->slice_scans < budget)
-		{
-			*view = entry->view;
-			return false;
-		}
-		if (!entry->valid)
-			bloom_cache_detoast(fcinfo, entry, value);
-		*view = entry->view;
-		return true;
-	}
-	bloom_view_datum(PointerGetDatum(value), view);
-	return true;
+	return entry == NULL || entry->valid;
 }
 
 bool
-bloom_lookup_slices(FunctionCallInfo fcinfo, int argno, const BloomView *view, bf_hash hash)
+bloom_lookup_slices(FunctionCallInfo fcinfo, int argno, const BloomLayout *layout,
+					const BloomView *view, bf_hash hash)
 {
 	BloomCallCache *cache = (BloomCallCache *) fcinfo->flinfo->fn_extra;
 
 	Assert(cache != NULL && cache->args[argno].sliced);
-	return bloom_slice_contains((struct varlena *) PG_GETARG_POINTER(argno), view, hash,
+	return bloom_slice_contains((struct varlena *) PG_GETARG_POINTER(argno), layout, view, hash,
 								&cache->args[argno].slice_scans);
 }
 

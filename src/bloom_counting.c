@@ -100,6 +100,18 @@ counting_hash_argument(FunctionCallInfo fcinfo, int argno, const BloomView *view
 							  view->header.flags, NULL);
 }
 
+/*
+ * The test on a stored filter read by slices, out of line so that the
+ * per-row path below carries nothing of it.
+ */
+static pg_noinline bool
+counting_test_slices(FunctionCallInfo fcinfo, int filter_argno, int value_argno,
+					 const BloomView *view)
+{
+	return bloom_lookup_slices(fcinfo, filter_argno, &counting_layout, view,
+							   counting_hash_argument(fcinfo, value_argno, view));
+}
+
 /* The membership test both contains functions share: a per-row path. */
 static pg_attribute_always_inline bool
 counting_test_arguments(FunctionCallInfo fcinfo, int filter_argno, int value_argno)
@@ -114,6 +126,9 @@ counting_test_arguments(FunctionCallInfo fcinfo, int filter_argno, int value_arg
 		return bf_contains(view.bits, view.header.m, view.header.k, view.header.hash_scheme,
 						   hash);
 	}
+	/* a stored filter read by slices until it is worth detoasting */
+	if (unlikely(view.bits == NULL))
+		return counting_test_slices(fcinfo, filter_argno, value_argno, &view);
 	hash = counting_hash_argument(fcinfo, value_argno, &view);
 	return bf_counting_contains(view.bits, view.header.m, view.header.k, view.header.hash_scheme,
 								hash);

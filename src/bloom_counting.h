@@ -28,8 +28,8 @@ extern bf_status counting_view_datum_status(Datum datum, BloomView *view);
 /* The type's input function, by which the planner recognizes the type. */
 extern PGDLLEXPORT Datum counting_bloom_in(PG_FUNCTION_ARGS);
 
-/* The slow path of counting_getarg (bloom_counting_io.c). */
-extern void counting_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view);
+/* counting_bloom's layout for the cache and the slices (bloom_pg.h, bloom_counting_io.c). */
+extern const BloomLayout counting_layout;
 
 /*
  * The counting filter in argument argno (not NULL): an inline value read in
@@ -43,7 +43,7 @@ static inline void
 counting_getarg(FunctionCallInfo fcinfo, int argno, BloomView *view)
 {
 	if (!bloom_getarg_cached(fcinfo, argno, view))
-		counting_getarg_fetch(fcinfo, argno, view);
+		bloom_cache_fetch(fcinfo, argno, &counting_layout, view);
 }
 
 /* The slow path of counting_getarg_lookup (bloom_counting_io.c). */
@@ -51,35 +51,40 @@ extern bool counting_cache_to_bits(FunctionCallInfo fcinfo, int argno, BloomView
 
 /*
  * The counting filter in argument argno (not NULL) for a membership test:
- * as counting_getarg, except that once the call site has tested as many
- * values against the same stored filter as its counters have cache lines,
- * what the call site keeps is the bloom filter of its non-zero counters
- * (bf_counting_to_bits, once): then the result is true and the view is of
- * that bloom filter, a quarter of the counters' size, which bf_contains
- * tests with the answers bf_counting_contains gives on the counters
- * (core_counting.h).  Per row, a scan's test of a filter of 1M values then
- * reads 1.2 MB, not 4.8 MB: the cache misses were what made it slower than
- * bloom's.  The threshold keeps a point lookup from paying for the
- * conversion (a sequential pass over the counters, cheaper per line than a
- * test's random reads).  Otherwise the result is false and the view is of
- * the counters.  Only the contains functions call it, so their call sites'
- * caches may hold bits and every other call site's hold counters.
+ * as counting_getarg, except that a stored filter is fetched by
+ * bloom_cache_lookup, so that a call site that has not tested it often
+ * enough to pay for detoasting reads it by slices (bloom_slice.c): then the
+ * result is false and view->bits is NULL.  And once the call site has
+ * tested as many values against the same stored filter as its counters
+ * have cache lines, what it keeps is the bloom filter of its non-zero
+ * counters (bf_counting_to_bits, once): then the result is true and the
+ * view is of that bloom filter, a quarter of the counters' size, which
+ * bf_contains tests with the answers bf_counting_contains gives on the
+ * counters (core_counting.h).  Per row, a scan's test of a filter of 1M
+ * values then reads 1.2 MB, not 4.8 MB: the cache misses were what made it
+ * slower than bloom's.  The threshold keeps a point lookup from paying for
+ * the conversion (a sequential pass over the counters, cheaper per line
+ * than a test's random reads).  Otherwise the result is false and the view
+ * is of the counters.  Only the contains functions call it, so their call
+ * sites' caches may hold bits and every other call site's hold counters.
  */
 static inline bool
 counting_getarg_lookup(FunctionCallInfo fcinfo, int argno, BloomView *view)
 {
+	BloomArgCache *entry;
+
 	if (bloom_getarg_cached(fcinfo, argno, view))
 	{
-		BloomArgCache *entry = &((BloomCallCache *) fcinfo->flinfo->fn_extra)->args[argno];
-
+		entry = &((BloomCallCache *) fcinfo->flinfo->fn_extra)->args[argno];
 		if (likely(entry->counting_bits))
 			return true;
 		if (++entry->counting_lookups < view->nbytes / 64)
 			return false;
 		return counting_cache_to_bits(fcinfo, argno, view);
 	}
-	counting_getarg_fetch(fcinfo, argno, view);
-	return false;
+	entry = bloom_cache_lookup(fcinfo, argno, &counting_layout, view);
+	/* a filter taken back from the spares may be kept as bits already */
+	return entry != NULL && entry->counting_bits;
 }
 
 /* The same checks on a filter's bytes in memory (header and counters). */

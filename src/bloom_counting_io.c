@@ -11,7 +11,6 @@
 
 #include "bloom_counting.h"
 
-#include "access/detoast.h"
 #include "utils/memutils.h"
 
 static bf_status
@@ -36,46 +35,15 @@ counting_view_bytes(const uint8 *body, size_t length, BloomView *view)
 	bloom_raise_invalid_value("counting_bloom", counting_view_bytes_status(body, length, view));
 }
 
-void
-counting_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view)
-{
-	struct varlena *value = (struct varlena *) PG_GETARG_POINTER(argno);
-	BloomCallCache *cache;
-	BloomArgCache *entry;
-	MemoryContext old_context;
-	struct varlena *copy;
-	BloomView	checked;
-	bf_status	status;
-
-	if (!VARATT_IS_EXTERNAL_ONDISK(value) || argno >= lengthof(cache->args))
-	{
-		counting_view_datum(PointerGetDatum(value), view);
-		return;
-	}
-	cache = bloom_call_cache(fcinfo);
-	entry = &cache->args[argno];
-	old_context = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
-	copy = detoast_attr(value);
-	MemoryContextSwitchTo(old_context);
-	status = counting_view_bytes_status((const uint8 *) VARDATA_ANY(copy),
-										VARSIZE_ANY_EXHDR(copy), &checked);
-	if (status != BF_OK)
-	{
-		pfree(copy);
-		bloom_raise_invalid_value("counting_bloom", status);
-	}
-	if (entry->allocation != NULL)
-		pfree(entry->allocation);
-	entry->valid = true;
-	entry->sliced = false;
-	memcpy(entry->toast_pointer, VARDATA_EXTERNAL(value), sizeof(entry->toast_pointer));
-	entry->value = copy;
-	entry->allocation = copy;
-	entry->view = checked;
-	entry->counting_bits = false;
-	entry->counting_lookups = 0;
-	*view = checked;
-}
+const BloomLayout counting_layout = {
+	.type_name = "counting_bloom",
+	.position_bits = BF_COUNTER_BITS,
+	.length_error = BF_COUNTING_LENGTH,
+	.check_header = bf_counting_check_header,
+	.payload_bytes = bf_counting_payload_bytes,
+	.block_contains = bf_counting_block_contains,
+	.view_datum = counting_view_datum,
+};
 
 bool
 counting_cache_to_bits(FunctionCallInfo fcinfo, int argno, BloomView *view)

@@ -29,7 +29,7 @@ static pg_noinline bool
 bloom_test_slices(FunctionCallInfo fcinfo, int filter_argno, int value_argno,
 				  const BloomView *view)
 {
-	return bloom_lookup_slices(fcinfo, filter_argno, view,
+	return bloom_lookup_slices(fcinfo, filter_argno, &bloom_layout, view,
 							   bloom_hash_argument(fcinfo, value_argno, view));
 }
 

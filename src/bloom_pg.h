@@ -192,9 +192,11 @@ extern bytea *bloom_send_view(const BloomView *view);
 extern PGDLLEXPORT Datum bloom_in(PG_FUNCTION_ARGS);
 
 /*
- * Per-call-site cache kept in flinfo->fn_extra (bloom_cache.c).  A
- * stored filter that the membership tests read by slices (bloom_slice.c)
- * has its checked header here and no value until it is detoasted whole.
+ * Per-call-site cache kept in flinfo->fn_extra (bloom_cache.c), for bloom
+ * and counting_bloom filters (a call site's filter arguments are all of one
+ * type, so its entries are never mixed).  A stored filter that the
+ * membership tests read by slices (bloom_slice.c) has its checked header
+ * here and no value until it is detoasted whole.
  */
 typedef struct BloomArgCache
 {
@@ -245,6 +247,50 @@ extern BloomCallCache *bloom_call_cache(FunctionCallInfo fcinfo);
 
 /* Free what an entry holds (its detoasted copy), leaving it empty. */
 extern void bloom_cache_release(BloomArgCache *entry);
+
+/*
+ * What the cache and the slices (bloom_slice.c) need to know of a filter
+ * type whose stored form is bloom's header and then an array of m
+ * positions: a bit each (bloom), or a 4-bit counter each (counting_bloom,
+ * core_counting.h), position i in byte i * position_bits / 8.  Its checks
+ * are those of view_datum, the one way a value of the type is opened:
+ * check_header, the array's length (payload_bytes, length_error when it
+ * does not match) and type_name in the ERROR XX001 of a damaged value.
+ * block_contains tests a scheme 2 block (BLOOM_BLOCK_BITS positions,
+ * BF_BLOCK_BYTES * position_bits bytes).
+ */
+typedef struct BloomLayout
+{
+	const char *type_name;
+	uint32_t	position_bits;	/* 1 or 4 */
+	bf_status	length_error;
+	bf_status	(*check_header) (const BloomHeader *header);
+	uint64_t	(*payload_bytes) (uint64_t m);
+	bool		(*block_contains) (const uint8_t *block, uint32_t k, uint64_t h2);
+	void		(*view_datum) (Datum datum, BloomView *view);
+} BloomLayout;
+
+/* The most bits a position of a BloomLayout takes: a counter's. */
+#define BLOOM_LAYOUT_POSITION_BITS_MAX 4
+
+/* bloom's layout (bloom_cache.c). */
+extern const BloomLayout bloom_layout;
+
+/*
+ * The filter of the layout's type in argument argno, as bloom_getarg and
+ * counting_getarg give it: an inline value read by layout->view_datum; a
+ * stored one detoasted whole and checked once per call site, kept in the
+ * entry of the cache this returns (NULL for an inline value).
+ * bloom_cache_lookup: the same for a membership test, except that a stored
+ * uncompressed filter the call site has not tested often enough to pay for
+ * detoasting is read by slices: the entry is then not valid, view->bits is
+ * NULL, the header is checked, and bloom_lookup_slices tests a value
+ * (bloom_slice.c explains when the call site switches).
+ */
+extern BloomArgCache *bloom_cache_fetch(FunctionCallInfo fcinfo, int argno,
+										const BloomLayout *layout, BloomView *view);
+extern BloomArgCache *bloom_cache_lookup(FunctionCallInfo fcinfo, int argno,
+										 const BloomLayout *layout, BloomView *view);
 
 /* The slow paths of the three functions below (bloom_cache.c). */
 extern void bloom_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view);
@@ -300,12 +346,10 @@ bloom_getarg(FunctionCallInfo fcinfo, int argno, BloomView *view)
 
 /*
  * The filter in argument argno for a membership test, which reads k bits:
- * as bloom_getarg, except that a stored uncompressed filter the call site
- * has not tested often enough to pay for detoasting is left in TOAST; then
- * the result is false, view->bits is NULL, the header is checked, and
- * bloom_lookup_slices tests a value (bloom_slice.c explains when the call
- * site switches).  The cached path returns a constant true, so once
- * inlined it tests nothing more than bloom_getarg.
+ * as bloom_getarg, except that a stored filter is fetched by
+ * bloom_cache_lookup, so that it may be left in TOAST: then the result is
+ * false and view->bits is NULL.  The cached path returns a constant true,
+ * so once inlined it tests nothing more than bloom_getarg.
  */
 static inline bool
 bloom_getarg_lookup(FunctionCallInfo fcinfo, int argno, BloomView *view)
@@ -316,11 +360,12 @@ bloom_getarg_lookup(FunctionCallInfo fcinfo, int argno, BloomView *view)
 }
 
 /*
- * Whether the value of this hash is in the filter of argument argno, which
- * bloom_getarg_lookup left in TOAST (view->bits NULL), read by slices.
+ * Whether the value of this hash is in the filter of the layout's type in
+ * argument argno, which bloom_getarg_lookup or counting_getarg_lookup left
+ * in TOAST (view->bits NULL), read by slices.
  */
-extern bool bloom_lookup_slices(FunctionCallInfo fcinfo, int argno, const BloomView *view,
-								bf_hash hash);
+extern bool bloom_lookup_slices(FunctionCallInfo fcinfo, int argno, const BloomLayout *layout,
+								const BloomView *view, bf_hash hash);
 
 /*
  * Slices of a stored, uncompressed filter (bloom_slice.c).  The budget is
@@ -332,11 +377,11 @@ extern bool bloom_lookup_slices(FunctionCallInfo fcinfo, int argno, const BloomV
  * detoasts it into the caller's memory, without a copy of its own.
  */
 extern uint32 bloom_slice_budget(const struct varatt_external *toast_pointer);
-extern void bloom_slice_view(struct varlena *value, BloomView *view);
+extern void bloom_slice_view(struct varlena *value, const BloomLayout *layout, BloomView *view);
 extern Size bloom_slice_raw_size(struct varlena *value);
-extern void bloom_slice_read_whole(struct varlena *value, uint8 *dst);
-extern bool bloom_slice_contains(struct varlena *value, const BloomView *view, bf_hash hash,
-								 uint32 *scans);
+extern void bloom_slice_read_whole(struct varlena *value, const BloomLayout *layout, uint8 *dst);
+extern bool bloom_slice_contains(struct varlena *value, const BloomLayout *layout,
+								 const BloomView *view, bf_hash hash, uint32 *scans);
 
 /*
  * The encoder for the value in argument argno of this call site, created in

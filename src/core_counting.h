@@ -180,6 +180,30 @@ bf_counting_add(uint8_t *counters, uint64_t m, uint32_t k, uint8_t scheme, bf_ha
 }
 
 /*
+ * Scheme 2: whether the k counters of h2 in a block (its 256 bytes, which
+ * may be a copy: a lookup by TOAST slices reads just the block) are all
+ * non-zero, with no branch between the probes.  bf_block_test's
+ * counterpart.
+ */
+static BF_ALWAYS_INLINE bool
+bf_counting_block_contains(const uint8_t *block, uint32_t k, uint64_t h2)
+{
+	uint32_t	all_nonzero = 1;
+	bf_blocked_probe probe;
+
+	bf_blocked_probe_init(&probe, h2, k);
+	do
+	{
+		uint32_t	n;
+		uint64_t	w = bf_blocked_probe_word(&probe, &n);
+
+		for (; n > 0; n--, w >>= 9)
+			all_nonzero &= bf_counter_nonzero(block, w & (BLOOM_BLOCK_BITS - 1));
+	} while (bf_blocked_probe_next(&probe));
+	return all_nonzero != 0;
+}
+
+/*
  * Whether all k counters are non-zero: bf_contains of the filter's bits,
  * with no branch between the probes, as bf_contains (core_probe.h says why).
  */
@@ -188,31 +212,15 @@ bf_counting_contains(const uint8_t *counters, uint64_t m, uint32_t k, uint8_t sc
 					 bf_hash hash)
 {
 	uint32_t	all_nonzero = 1;
+	bf_edh_probe probe;
+	uint64_t	position;
 
 	if (scheme == BLOOM_HASH_XXH3_BLOCKED)
-	{
-		const uint8_t *block = counters + bf_block_offset(hash.h1, m) * 4;
-		bf_blocked_probe probe;
-
-		bf_blocked_probe_init(&probe, hash.h2, k);
-		do
-		{
-			uint32_t	n;
-			uint64_t	w = bf_blocked_probe_word(&probe, &n);
-
-			for (; n > 0; n--, w >>= 9)
-				all_nonzero &= bf_counter_nonzero(block, w & (BLOOM_BLOCK_BITS - 1));
-		} while (bf_blocked_probe_next(&probe));
-	}
-	else
-	{
-		bf_edh_probe probe;
-		uint64_t	position;
-
-		bf_edh_probe_init(&probe, hash, m, k);
-		while (bf_edh_probe_next(&probe, &position))
-			all_nonzero &= bf_counter_nonzero(counters, position);
-	}
+		return bf_counting_block_contains(counters + bf_block_offset(hash.h1, m) * 4, k,
+										  hash.h2);
+	bf_edh_probe_init(&probe, hash, m, k);
+	while (bf_edh_probe_next(&probe, &position))
+		all_nonzero &= bf_counter_nonzero(counters, position);
 	return all_nonzero != 0;
 }
 
