@@ -11,6 +11,7 @@
 #include "postgres.h"
 
 #include "bloom_pg.h"
+#include "bloom_scalable.h"
 
 #include "access/detoast.h"
 #include "utils/memutils.h"
@@ -278,6 +279,39 @@ bloom_cache_lookup(FunctionCallInfo fcinfo, int argno, const BloomLayout *layout
 				   BloomView *view)
 {
 	return bloom_cache_get(fcinfo, argno, layout, true, view);
+}
+
+BloomArgCache *
+bloom_cache_lookup_scalable(FunctionCallInfo fcinfo, int argno)
+{
+	struct varlena *value = (struct varlena *) PG_GETARG_POINTER(argno);
+	struct varatt_external toast_pointer;
+	BloomArgCache *entry;
+	uint32		budget;
+
+	if (!VARATT_IS_EXTERNAL_ONDISK(value) || argno >= lengthof(((BloomCallCache *) NULL)->args))
+		return NULL;
+	VARATT_EXTERNAL_GET_POINTER(toast_pointer, value);
+	/* slices of a compressed value would need all of it decompressed */
+	if (VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer))
+		return NULL;
+	budget = bloom_slice_budget(&toast_pointer);
+	entry = bloom_cache_current(fcinfo, argno, &toast_pointer);
+	if (entry->valid)
+		return NULL;
+
+	/* a new value: by slices if it affords the header and one probe */
+	if (!entry->sliced && budget >= 2)
+	{
+		bf_scalable_view view;
+
+		bloom_slice_scalable_view(value, &view);
+		entry->scalable = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(view));
+		*entry->scalable = view;
+		entry->slice_scans = 1;
+		entry->sliced = true;
+	}
+	return entry->sliced && entry->slice_scans < budget ? entry : NULL;
 }
 
 const BloomLayout bloom_layout = {
