@@ -317,54 +317,64 @@ DROP TABLE counting_slice_filters;
 -- scalable_bloom: the header (36 bytes) and stage 0's (24) in one slice,
 -- every later stage's shape from the parameters, then each stage's probes,
 -- the newest stage first.  1: 8 stages of scheme 1, 480 kB (240 chunks);
--- 2: one stage of scheme 2, 2.3 MB (1,150 chunks); 3: 4 stages, inline.
--- 1 holds 1 .. 200,000, 2 1 .. 20,000, 3 1 .. 100.
+-- 2: growth 4, a stage of scheme 1 and one of scheme 2, 4.2 MB; 3: 4
+-- stages, inline; 4: self-sized by scalable_bloom_agg (stage 0's shape is
+-- not the parameters', so it is read from its header).  1 holds
+-- 1 .. 200,000, 2 1 .. 520,000, 3 1 .. 100, 4 1 .. 100,000.
 --
 CREATE TABLE scalable_slice_filters (id int PRIMARY KEY, f scalable_bloom);
 INSERT INTO scalable_slice_filters
 SELECT 1, bloom_add_all(scalable_bloom_empty(0.01, 1000), array_agg(i)) FROM generate_series(1, 200000) AS i;
 INSERT INTO scalable_slice_filters
-SELECT 2, bloom_add_all(scalable_bloom_empty(0.1, 2200000), array_agg(i)) FROM generate_series(1, 20000) AS i;
+SELECT 2, bloom_add_all(scalable_bloom_empty(0.01, 500000, 4), array_agg(i)) FROM generate_series(1, 520000) AS i;
 INSERT INTO scalable_slice_filters
 SELECT 3, bloom_add_all(scalable_bloom_empty(0.01, 10), array_agg(i)) FROM generate_series(1, 100) AS i;
-SELECT id, (bloom_info(f)).stages, (bloom_info(f)).bytes, pg_column_compression(f) AS compression,
+INSERT INTO scalable_slice_filters
+SELECT 4, bloom_add_all(scalable_bloom_agg(i, 0.01), ARRAY(SELECT generate_series(50001, 100000)))
+FROM generate_series(1, 50000) AS i;
+SELECT id, (bloom_info(f)).stages, (bloom_info(f)).bytes, (bloom_info(f)).self_sized,
+	pg_column_compression(f) AS compression,
 	(SELECT array_agg(hash_scheme ORDER BY stage) FROM scalable_bloom_stages(f)) AS schemes
 FROM scalable_slice_filters ORDER BY id;
 
 --
--- Which path, by the shared buffers a query touches: reading a filter whole
--- (bloom_cardinality) touches more blocks than one lookup, present (in the
--- newest stage or the oldest) or absent; after the switch, more lookups
--- from the same call site read no more.
+-- Which path, by the shared buffers a query touches: one lookup, present
+-- (in the newest stage or the oldest) or absent, touches fewer blocks than
+-- reading the filter whole (bloom_cardinality); after the switch, more
+-- lookups from the same call site read no more.
 --
-SELECT id,
-	slice_blocks(format('SELECT bloom_cardinality(f) FROM scalable_slice_filters WHERE id = %s', id))
-		AS whole,
-	slice_blocks(format('SELECT bloom_contains(f, 199999) FROM scalable_slice_filters WHERE id = %s', id))
-		< 50 AS one_lookup_newest_reads_few_blocks,
-	slice_blocks(format('SELECT bloom_contains(f, 7) FROM scalable_slice_filters WHERE id = %s', id))
-		< 60 AS one_lookup_oldest_reads_few_blocks,
-	slice_blocks(format('SELECT bloom_contains(f, -7) FROM scalable_slice_filters WHERE id = %s', id))
-		< 50 AS one_absent_lookup_reads_few_blocks,
-	slice_blocks(format('SELECT count(*) FROM scalable_slice_filters, generate_series(1, 10000) AS v
-		WHERE id = %s AND bloom_contains(f, v)', id))
-	<= slice_blocks(format('SELECT count(*) FROM scalable_slice_filters, generate_series(1, 3000) AS v
-		WHERE id = %s AND bloom_contains(f, v)', id)) + 5
-		AS switched_before_3000_lookups
-FROM scalable_slice_filters WHERE id IN (1, 2) ORDER BY id;
+SELECT id, blocks.whole > 50 AS whole_read_reads_many_blocks,
+	blocks.newest < blocks.whole AS one_lookup_newest_reads_fewer,
+	blocks.oldest < blocks.whole AS one_lookup_oldest_reads_fewer,
+	blocks.absent < blocks.whole AS one_absent_lookup_reads_fewer,
+	blocks.lookups_10000 <= blocks.lookups_3000 + 5 AS switched_before_3000_lookups
+FROM scalable_slice_filters,
+	LATERAL (SELECT
+		slice_blocks(format('SELECT bloom_cardinality(f) FROM scalable_slice_filters WHERE id = %s', id)),
+		slice_blocks(format('SELECT bloom_contains(f, 199999) FROM scalable_slice_filters WHERE id = %s', id)),
+		slice_blocks(format('SELECT bloom_contains(f, 7) FROM scalable_slice_filters WHERE id = %s', id)),
+		slice_blocks(format('SELECT bloom_contains(f, -7) FROM scalable_slice_filters WHERE id = %s', id)),
+		slice_blocks(format('SELECT count(*) FROM scalable_slice_filters, generate_series(1, 10000) AS v
+			WHERE id = %s AND bloom_contains(f, v)', id)),
+		slice_blocks(format('SELECT count(*) FROM scalable_slice_filters, generate_series(1, 3000) AS v
+			WHERE id = %s AND bloom_contains(f, v)', id)))
+		AS blocks(whole, newest, oldest, absent, lookups_10000, lookups_3000)
+WHERE id IN (1, 2) ORDER BY id;
 
 --
--- The answers: 400,000 values against each filter, from one call site per
+-- The answers: 600,000 values against each filter, from one call site per
 -- operator, across the switch; the reference is the same filter as an
--- inline value.
+-- inline value (in memory: a CTE's tuples past work_mem are reread from a
+-- file on every row).
 --
+SET work_mem = '64MB';
 WITH reference AS MATERIALIZED (SELECT id, f::text::scalable_bloom AS g FROM scalable_slice_filters)
 SELECT s.id, count(*) AS lookups,
 	count(*) FILTER (WHERE bloom_contains(s.f, v)) AS maybe_present,
 	count(*) FILTER (WHERE bloom_contains(s.f, v) IS DISTINCT FROM bloom_contains(r.g, v)
 		OR (s.f @> v) IS DISTINCT FROM bloom_contains(r.g, v)
 		OR (v <@ s.f) IS DISTINCT FROM bloom_contains(r.g, v)) AS differ
-FROM scalable_slice_filters AS s JOIN reference AS r USING (id), generate_series(1, 400000) AS v
+FROM scalable_slice_filters AS s JOIN reference AS r USING (id), generate_series(1, 600000) AS v
 GROUP BY s.id ORDER BY s.id;
 
 -- Lookups each in a query of its own, so each the first of its call site:
@@ -383,11 +393,12 @@ WITH reference AS MATERIALIZED (SELECT id, f::text::scalable_bloom AS g FROM sca
 answers AS (
 	SELECT r.id, v, scalable_slice_lookup(r.id, v) AS sliced, bloom_contains(r.g, v) AS whole
 	FROM reference AS r,
-		(SELECT generate_series(1, 200000, 500) UNION ALL SELECT generate_series(-200000, -1, 500)) AS s(v))
+		(SELECT generate_series(1, 520000, 1000) UNION ALL SELECT generate_series(-520000, -1, 1000)
+		 UNION ALL VALUES (520000)) AS s(v))
 SELECT id, count(*) AS lookups, count(*) FILTER (WHERE sliced) AS maybe_present,
 	count(*) FILTER (WHERE v BETWEEN 1 AND added AND NOT sliced) AS false_negatives,
 	count(*) FILTER (WHERE sliced IS DISTINCT FROM whole) AS differ
-FROM answers JOIN (VALUES (1, 200000), (2, 20000), (3, 100)) AS n(id, added) USING (id)
+FROM answers JOIN (VALUES (1, 200000), (2, 520000), (3, 100), (4, 100000)) AS n(id, added) USING (id)
 GROUP BY id ORDER BY id;
 DROP FUNCTION scalable_slice_lookup(int, int);
 
@@ -396,8 +407,9 @@ WITH reference AS MATERIALIZED (SELECT id, f::text::scalable_bloom AS g FROM sca
 SELECT count(*) AS lookups,
 	count(*) FILTER (WHERE bloom_contains(s.f, v) IS DISTINCT FROM bloom_contains(r.g, v)) AS differ
 FROM generate_series(1, 40000) AS v,
-	LATERAL (SELECT f FROM scalable_slice_filters WHERE id = 1 + v % 3) AS s,
-	LATERAL (SELECT g FROM reference WHERE id = 1 + v % 3) AS r;
+	LATERAL (SELECT f FROM scalable_slice_filters WHERE id = 1 + v % 4) AS s,
+	LATERAL (SELECT g FROM reference WHERE id = 1 + v % 4) AS r;
+RESET work_mem;
 
 -- Compressed values are detoasted whole: out of line (extended) and inline (main).
 CREATE TABLE scalable_slice_compressed (id int PRIMARY KEY, f scalable_bloom);

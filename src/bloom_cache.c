@@ -1,8 +1,8 @@
 /*
  * bloom_cache.c: the per-call-site cache in flinfo->fn_extra (BloomCallCache,
  * bloom_pg.h).  A stored filter argument (bloom or counting_bloom, by its
- * BloomLayout) is detoasted once and kept, keyed by its toast pointer, or
- * read by slices (bloom_slice.c) while that is cheaper; the filters a call
+ * BloomLayout, or scalable_bloom) is detoasted once and kept, keyed by its
+ * toast pointer, or read by slices (bloom_slice.c) while that is cheaper; the filters a call
  * site saw before are kept aside as spares.  The encoder of the value
  * argument is kept there too.  The fast paths are inline in bloom_pg.h and
  * bloom_counting.h (bloom_getarg, bloom_getarg_lookup, counting_getarg,
@@ -281,6 +281,11 @@ bloom_cache_lookup(FunctionCallInfo fcinfo, int argno, const BloomLayout *layout
 	return bloom_cache_get(fcinfo, argno, layout, true, view);
 }
 
+/*
+ * The same choice as bloom_cache_lookup's for a scalable filter, whose
+ * whole reads are scalable_getarg's: the header is read and the stages'
+ * shapes kept in entry->scalable.
+ */
 BloomArgCache *
 bloom_cache_lookup_scalable(FunctionCallInfo fcinfo, int argno)
 {
