@@ -319,8 +319,9 @@ DROP TABLE counting_slice_filters;
 -- the newest stage first.  1: 8 stages of scheme 1, 480 kB (240 chunks);
 -- 2: growth 4, a stage of scheme 1 and one of scheme 2, 4.2 MB; 3: 4
 -- stages, inline; 4: self-sized by scalable_bloom_agg (stage 0's shape is
--- not the parameters', so it is read from its header).  1 holds
--- 1 .. 200,000, 2 1 .. 520,000, 3 1 .. 100, 4 1 .. 100,000.
+-- not the parameters', so it is read from its header); 5: stored, 6 kB,
+-- too small for slices (read whole at once).  1 holds 1 .. 200,000, 2
+-- 1 .. 520,000, 3 1 .. 100, 4 1 .. 100,000, 5 1 .. 5,000.
 --
 CREATE TABLE scalable_slice_filters (id int PRIMARY KEY, f scalable_bloom);
 INSERT INTO scalable_slice_filters
@@ -332,6 +333,8 @@ SELECT 3, bloom_add_all(scalable_bloom_empty(0.01, 10), array_agg(i)) FROM gener
 INSERT INTO scalable_slice_filters
 SELECT 4, bloom_add_all(scalable_bloom_agg(i, 0.01), ARRAY(SELECT generate_series(50001, 100000)))
 FROM generate_series(1, 50000) AS i;
+INSERT INTO scalable_slice_filters
+SELECT 5, bloom_add_all(scalable_bloom_empty(0.01, 5000), array_agg(i)) FROM generate_series(1, 5000) AS i;
 SELECT id, (bloom_info(f)).stages, (bloom_info(f)).bytes, (bloom_info(f)).self_sized,
 	pg_column_compression(f) AS compression,
 	(SELECT array_agg(hash_scheme ORDER BY stage) FROM scalable_bloom_stages(f)) AS schemes
@@ -398,7 +401,7 @@ answers AS (
 SELECT id, count(*) AS lookups, count(*) FILTER (WHERE sliced) AS maybe_present,
 	count(*) FILTER (WHERE v BETWEEN 1 AND added AND NOT sliced) AS false_negatives,
 	count(*) FILTER (WHERE sliced IS DISTINCT FROM whole) AS differ
-FROM answers JOIN (VALUES (1, 200000), (2, 520000), (3, 100), (4, 100000)) AS n(id, added) USING (id)
+FROM answers JOIN (VALUES (1, 200000), (2, 520000), (3, 100), (4, 100000), (5, 5000)) AS n(id, added) USING (id)
 GROUP BY id ORDER BY id;
 DROP FUNCTION scalable_slice_lookup(int, int);
 
@@ -407,8 +410,8 @@ WITH reference AS MATERIALIZED (SELECT id, f::text::scalable_bloom AS g FROM sca
 SELECT count(*) AS lookups,
 	count(*) FILTER (WHERE bloom_contains(s.f, v) IS DISTINCT FROM bloom_contains(r.g, v)) AS differ
 FROM generate_series(1, 40000) AS v,
-	LATERAL (SELECT f FROM scalable_slice_filters WHERE id = 1 + v % 4) AS s,
-	LATERAL (SELECT g FROM reference WHERE id = 1 + v % 4) AS r;
+	LATERAL (SELECT f FROM scalable_slice_filters WHERE id = 1 + v % 5) AS s,
+	LATERAL (SELECT g FROM reference WHERE id = 1 + v % 5) AS r;
 RESET work_mem;
 
 -- Compressed values are detoasted whole: out of line (extended) and inline (main).

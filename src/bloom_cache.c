@@ -109,6 +109,7 @@ bloom_cache_put_aside(BloomCallCache *cache, BloomArgCache *entry)
 	entry->sliced = false;
 	entry->value = NULL;
 	entry->allocation = NULL;
+	entry->scalable = NULL;
 	for (int i = 0; i < BLOOM_CACHE_SPARES && cache->spare_bytes > BLOOM_CACHE_SPARE_BYTES; i++)
 		bloom_cache_drop(cache, (cache->next_victim + i) % BLOOM_CACHE_SPARES);
 }
@@ -146,6 +147,7 @@ bloom_cache_current(FunctionCallInfo fcinfo, int argno,
 		cache->spares[spare].sliced = false;
 		cache->spares[spare].value = NULL;
 		cache->spares[spare].allocation = NULL;
+		cache->spares[spare].scalable = NULL;
 	}
 	bloom_cache_put_aside(cache, entry);
 	if (spare >= 0)
