@@ -30,8 +30,10 @@
 # a bloom filter of scheme 1 (1.2 MB), bloom_contained_by (<@) in one of
 # scheme 2 (2.4 MB), and counting_bloom_contains and
 # counting_bloom_contained_by in counting filters of the same shapes (4.8
-# and 9.6 MB), each holding 100,000 values.  Per call, inclusive of the
-# TOAST reads.
+# and 9.6 MB), each holding 100,000 values; and scalable_bloom_contains and
+# scalable_bloom_contained_by in scalable filters of initial capacity 1,000
+# holding 100,000 values (7 stages, 240 kB) and 1,000,000 (10 stages, 2.1
+# MB).  Per call, inclusive of the TOAST reads.
 set -euo pipefail
 
 [ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: $0 INSTDIR [contains|sets|slices]" >&2; exit 2; }
@@ -67,15 +69,20 @@ SELECT count(*) FROM t WHERE hashint8(id) <> 0;"
 slices)
 	setup="CREATE TABLE slice_filters (id int PRIMARY KEY, b bloom, c counting_bloom);
 INSERT INTO slice_filters SELECT n / 1000000, bloom_agg(g, 0.01, n), counting_bloom_agg(g, 0.01, n)
-FROM generate_series(1::int8, 100000) AS g, (VALUES (1000000), (2000000)) AS s(n) GROUP BY n;"
+FROM generate_series(1::int8, 100000) AS g, (VALUES (1000000), (2000000)) AS s(n) GROUP BY n;
+CREATE TABLE slice_scalable (id int PRIMARY KEY, s scalable_bloom);
+INSERT INTO slice_scalable SELECT n / 100000, bloom_add_all(scalable_bloom_empty(0.01, 1000), array_agg(g))
+FROM (VALUES (100000), (1000000)) AS s(n), LATERAL generate_series(1::int8, n) AS g GROUP BY n;"
 	queries=$(for ((i = 1; i <= 500; i++)); do
 		echo "SELECT bloom_contains(b, $((i * 400))::int8) FROM slice_filters WHERE id = 1;"
 		echo "SELECT $((i * 400))::int8 <@ b FROM slice_filters WHERE id = 2;"
 		echo "SELECT bloom_contains(c, $((i * 400))::int8) FROM slice_filters WHERE id = 1;"
 		echo "SELECT $((i * 400))::int8 <@ c FROM slice_filters WHERE id = 2;"
+		echo "SELECT bloom_contains(s, $((i * 400))::int8) FROM slice_scalable WHERE id = 1;"
+		echo "SELECT $((i * 4000))::int8 <@ s FROM slice_scalable WHERE id = 10;"
 	done
 	echo "SELECT count(*) FROM t WHERE hashint8(id) <> 0;")
-	functions="bloom_contains bloom_contained_by counting_bloom_contains counting_bloom_contained_by"
+	functions="bloom_contains bloom_contained_by counting_bloom_contains counting_bloom_contained_by scalable_bloom_contains scalable_bloom_contained_by"
 	calls=500
 	;;
 *)

@@ -312,4 +312,187 @@ DROP TABLE counting_slice_damaged;
 DROP FUNCTION counting_slice_unchecked(bytea);
 DROP FUNCTION counting_slice_bytes_of(counting_bloom);
 DROP TABLE counting_slice_filters;
+
+--
+-- scalable_bloom: the header (36 bytes) and stage 0's (24) in one slice,
+-- every later stage's shape from the parameters, then each stage's probes,
+-- the newest stage first.  1: 8 stages of scheme 1, 480 kB (240 chunks);
+-- 2: growth 4, a stage of scheme 1 and one of scheme 2, 4.2 MB; 3: 4
+-- stages, inline; 4: self-sized by scalable_bloom_agg (stage 0's shape is
+-- not the parameters', so it is read from its header); 5: stored, 6 kB,
+-- too small for slices (read whole at once).  1 holds 1 .. 200,000, 2
+-- 1 .. 520,000, 3 1 .. 100, 4 1 .. 100,000, 5 1 .. 5,000.
+--
+CREATE TABLE scalable_slice_filters (id int PRIMARY KEY, f scalable_bloom);
+INSERT INTO scalable_slice_filters
+SELECT 1, bloom_add_all(scalable_bloom_empty(0.01, 1000), array_agg(i)) FROM generate_series(1, 200000) AS i;
+INSERT INTO scalable_slice_filters
+SELECT 2, bloom_add_all(scalable_bloom_empty(0.01, 500000, 4), array_agg(i)) FROM generate_series(1, 520000) AS i;
+INSERT INTO scalable_slice_filters
+SELECT 3, bloom_add_all(scalable_bloom_empty(0.01, 10), array_agg(i)) FROM generate_series(1, 100) AS i;
+INSERT INTO scalable_slice_filters
+SELECT 4, bloom_add_all(scalable_bloom_agg(i, 0.01), ARRAY(SELECT generate_series(50001, 100000)))
+FROM generate_series(1, 50000) AS i;
+INSERT INTO scalable_slice_filters
+SELECT 5, bloom_add_all(scalable_bloom_empty(0.01, 5000), array_agg(i)) FROM generate_series(1, 5000) AS i;
+SELECT id, (bloom_info(f)).stages, (bloom_info(f)).bytes, (bloom_info(f)).self_sized,
+	pg_column_compression(f) AS compression,
+	(SELECT array_agg(hash_scheme ORDER BY stage) FROM scalable_bloom_stages(f)) AS schemes
+FROM scalable_slice_filters ORDER BY id;
+
+--
+-- Which path, by the shared buffers a query touches: one lookup, present
+-- (in the newest stage or the oldest) or absent, touches fewer blocks than
+-- reading the filter whole (bloom_cardinality); after the switch, more
+-- lookups from the same call site read no more.
+--
+SELECT id, blocks.whole > 50 AS whole_read_reads_many_blocks,
+	blocks.newest < blocks.whole AS one_lookup_newest_reads_fewer,
+	blocks.oldest < blocks.whole AS one_lookup_oldest_reads_fewer,
+	blocks.absent < blocks.whole AS one_absent_lookup_reads_fewer,
+	blocks.lookups_10000 <= blocks.lookups_3000 + 5 AS switched_before_3000_lookups
+FROM scalable_slice_filters,
+	LATERAL (SELECT
+		slice_blocks(format('SELECT bloom_cardinality(f) FROM scalable_slice_filters WHERE id = %s', id)),
+		slice_blocks(format('SELECT bloom_contains(f, 199999) FROM scalable_slice_filters WHERE id = %s', id)),
+		slice_blocks(format('SELECT bloom_contains(f, 7) FROM scalable_slice_filters WHERE id = %s', id)),
+		slice_blocks(format('SELECT bloom_contains(f, -7) FROM scalable_slice_filters WHERE id = %s', id)),
+		slice_blocks(format('SELECT count(*) FROM scalable_slice_filters, generate_series(1, 10000) AS v
+			WHERE id = %s AND bloom_contains(f, v)', id)),
+		slice_blocks(format('SELECT count(*) FROM scalable_slice_filters, generate_series(1, 3000) AS v
+			WHERE id = %s AND bloom_contains(f, v)', id)))
+		AS blocks(whole, newest, oldest, absent, lookups_10000, lookups_3000)
+WHERE id IN (1, 2) ORDER BY id;
+
+--
+-- The answers: 600,000 values against each filter, from one call site per
+-- operator, across the switch; the reference is the same filter as an
+-- inline value (in memory: a CTE's tuples past work_mem are reread from a
+-- file on every row).
+--
+SET work_mem = '64MB';
+WITH reference AS MATERIALIZED (SELECT id, f::text::scalable_bloom AS g FROM scalable_slice_filters)
+SELECT s.id, count(*) AS lookups,
+	count(*) FILTER (WHERE bloom_contains(s.f, v)) AS maybe_present,
+	count(*) FILTER (WHERE bloom_contains(s.f, v) IS DISTINCT FROM bloom_contains(r.g, v)
+		OR (s.f @> v) IS DISTINCT FROM bloom_contains(r.g, v)
+		OR (v <@ s.f) IS DISTINCT FROM bloom_contains(r.g, v)) AS differ
+FROM scalable_slice_filters AS s JOIN reference AS r USING (id), generate_series(1, 600000) AS v
+GROUP BY s.id ORDER BY s.id;
+
+-- Lookups each in a query of its own, so each the first of its call site:
+-- all by slices.  Present values of every stage of filter 1, and absent ones.
+CREATE FUNCTION scalable_slice_lookup(filter_id int, v int) RETURNS bool
+LANGUAGE plpgsql AS $$
+DECLARE
+	answer bool;
+BEGIN
+	EXECUTE 'SELECT bloom_contains(f, $1) FROM scalable_slice_filters WHERE id = $2'
+		INTO answer USING v, filter_id;
+	RETURN answer;
+END
+$$;
+WITH reference AS MATERIALIZED (SELECT id, f::text::scalable_bloom AS g FROM scalable_slice_filters),
+answers AS (
+	SELECT r.id, v, scalable_slice_lookup(r.id, v) AS sliced, bloom_contains(r.g, v) AS whole
+	FROM reference AS r,
+		(SELECT generate_series(1, 520000, 1000) UNION ALL SELECT generate_series(-520000, -1, 1000)
+		 UNION ALL VALUES (520000)) AS s(v))
+SELECT id, count(*) AS lookups, count(*) FILTER (WHERE sliced) AS maybe_present,
+	count(*) FILTER (WHERE v BETWEEN 1 AND added AND NOT sliced) AS false_negatives,
+	count(*) FILTER (WHERE sliced IS DISTINCT FROM whole) AS differ
+FROM answers JOIN (VALUES (1, 200000), (2, 520000), (3, 100), (4, 100000), (5, 5000)) AS n(id, added) USING (id)
+GROUP BY id ORDER BY id;
+DROP FUNCTION scalable_slice_lookup(int, int);
+
+-- Rows alternating between the stored filters: each keeps its own count.
+WITH reference AS MATERIALIZED (SELECT id, f::text::scalable_bloom AS g FROM scalable_slice_filters)
+SELECT count(*) AS lookups,
+	count(*) FILTER (WHERE bloom_contains(s.f, v) IS DISTINCT FROM bloom_contains(r.g, v)) AS differ
+FROM generate_series(1, 40000) AS v,
+	LATERAL (SELECT f FROM scalable_slice_filters WHERE id = 1 + v % 5) AS s,
+	LATERAL (SELECT g FROM reference WHERE id = 1 + v % 5) AS r;
+RESET work_mem;
+
+-- Compressed values are detoasted whole: out of line (extended) and inline (main).
+CREATE TABLE scalable_slice_compressed (id int PRIMARY KEY, f scalable_bloom);
+ALTER TABLE scalable_slice_compressed ALTER COLUMN f SET STORAGE extended;
+INSERT INTO scalable_slice_compressed
+SELECT 1, bloom_add_all(scalable_bloom_empty(0.01, 1000000), ARRAY(SELECT generate_series(1, 100)));
+ALTER TABLE scalable_slice_compressed ALTER COLUMN f SET STORAGE main;
+INSERT INTO scalable_slice_compressed
+SELECT 2, bloom_add_all(scalable_bloom_empty(0.01, 100000), ARRAY(SELECT generate_series(1, 10)));
+SELECT id, pg_column_compression(f) IS NOT NULL AS compressed,
+	pg_column_size(f) < (bloom_info(f)).bytes / 10 AS smaller
+FROM scalable_slice_compressed ORDER BY id;
+WITH reference AS MATERIALIZED (SELECT id, f::text::scalable_bloom AS g FROM scalable_slice_compressed)
+SELECT s.id, count(*) FILTER (WHERE bloom_contains(s.f, v)) AS maybe_present,
+	count(*) FILTER (WHERE bloom_contains(s.f, v) IS DISTINCT FROM bloom_contains(r.g, v)
+		OR (v <@ s.f) IS DISTINCT FROM bloom_contains(r.g, v)) AS differ
+FROM scalable_slice_compressed AS s JOIN reference AS r USING (id), generate_series(1, 2000) AS v
+GROUP BY s.id ORDER BY s.id;
+DROP TABLE scalable_slice_compressed;
+
+--
+-- A damaged stored scalable filter is an ERROR XX001, by slices as when
+-- read whole (bloom_cardinality), never a read past its end: filter 1's
+-- bytes with a field of the header or of stage 0's header, or the length,
+-- broken, stored out of line uncompressed.  The detail is the whole read's
+-- but where the slices see the damage as a length that does not match the
+-- stages the parameters give (the whole read sees a stage's count or
+-- header first).  The slices read no count and no stage header but stage
+-- 0's: a damaged count or later stage header is the damage a lookup does
+-- not see (no probe depends on it; a whole read rejects it).
+--
+CREATE FUNCTION scalable_slice_bytes_of(scalable_bloom) RETURNS bytea
+LANGUAGE internal STRICT AS 'byteasend';
+CREATE FUNCTION scalable_slice_unchecked(bytea) RETURNS scalable_bloom
+LANGUAGE internal STRICT AS 'byteasend';
+CREATE TABLE scalable_slice_damaged (what text, f scalable_bloom);
+ALTER TABLE scalable_slice_damaged ALTER COLUMN f SET STORAGE external;
+INSERT INTO scalable_slice_damaged
+SELECT d.what, scalable_slice_unchecked(d.bytes)
+FROM (SELECT scalable_slice_bytes_of(f) AS b FROM scalable_slice_filters WHERE id = 1) AS s,
+	LATERAL (VALUES
+		('format version 9', set_byte(s.b, 0, 9)),
+		('unknown flag', set_byte(s.b, 1, 128)),
+		('growth 3', set_byte(s.b, 2, 3)),
+		('growth 4', set_byte(s.b, 2, 4)),
+		('unknown option', set_byte(s.b, 3, 2)),
+		('0 stages', set_byte(s.b, 4, 0)),
+		('9 stages', set_byte(s.b, 4, 9)),
+		('7 stages', set_byte(s.b, 4, 7)),
+		('65 stages', set_byte(s.b, 4, 65)),
+		('p = 0', overlay(s.b PLACING '\x0000000000000000'::bytea FROM 9 FOR 8)),
+		('n0 = 0', overlay(s.b PLACING '\x0000000000000000'::bytea FROM 25 FOR 8)),
+		('n0 = 1001', set_byte(s.b, 24, 233)),
+		('reserved not zero', set_byte(s.b, 32, 1)),
+		('stage 0: k = 0', set_byte(s.b, 36 + 16, 0)),
+		('stage 0: hash scheme 3', set_byte(s.b, 36 + 17, 3)),
+		('stage 0: reserved not zero', set_byte(s.b, 36 + 18, 1)),
+		('stage 0: m + 64', set_byte(s.b, 36 + 8, get_byte(s.b, 36 + 8) + 64)),
+		('header only', substr(s.b, 1, 36)),
+		('30 bytes', substr(s.b, 1, 30)),
+		('8 bytes short', substr(s.b, 1, length(s.b) - 8)),
+		('8 bytes past the end', s.b || '\x0000000000000000'::bytea),
+		('stage 0: count too large', set_byte(s.b, 36 + 1, 255)),
+		('stage 1: k = 0', set_byte(s.b, 36 + 24 + 16 +
+			((SELECT m FROM scalable_bloom_stages(scalable_slice_unchecked(s.b)) WHERE stage = 0)::int + 63) / 64 * 8, 0)),
+		('undamaged', s.b)) AS d(what, bytes);
+SELECT what, pg_column_compression(f) AS compression, e.*,
+	(SELECT w.error_code FROM error_detail_of(format(
+		'SELECT bloom_cardinality(f) FROM scalable_slice_damaged WHERE what = %L', what)) AS w)
+		AS whole_error_code,
+	(SELECT row(w.*) FROM error_detail_of(format(
+		'SELECT bloom_cardinality(f) FROM scalable_slice_damaged WHERE what = %L', what)) AS w)
+	= row(e.*) AS same_as_whole
+FROM scalable_slice_damaged,
+	LATERAL error_detail_of(format(
+		'SELECT bloom_contains(f, 7) FROM scalable_slice_damaged WHERE what = %L', what)) AS e
+ORDER BY what;
+
+DROP TABLE scalable_slice_damaged;
+DROP FUNCTION scalable_slice_unchecked(bytea);
+DROP FUNCTION scalable_slice_bytes_of(scalable_bloom);
+DROP TABLE scalable_slice_filters;
 DROP FUNCTION slice_blocks(text);

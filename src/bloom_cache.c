@@ -1,16 +1,18 @@
 /*
  * bloom_cache.c: the per-call-site cache in flinfo->fn_extra (BloomCallCache,
  * bloom_pg.h).  A stored filter argument (bloom or counting_bloom, by its
- * BloomLayout) is detoasted once and kept, keyed by its toast pointer, or
- * read by slices (bloom_slice.c) while that is cheaper; the filters a call
- * site saw before are kept aside as spares.  The encoder of the value
- * argument is kept there too.  The fast paths are inline in bloom_pg.h and
- * bloom_counting.h (bloom_getarg, bloom_getarg_lookup, counting_getarg,
- * counting_getarg_lookup, bloom_call_encoder); these are their slow paths.
+ * BloomLayout, or scalable_bloom) is detoasted once and kept, keyed by its
+ * toast pointer, or read by slices (bloom_slice.c) while that is cheaper;
+ * the filters a call site saw before are kept aside as spares.  The encoder
+ * of the value argument is kept there too.  The fast paths are inline in
+ * bloom_pg.h and bloom_counting.h (bloom_getarg, bloom_getarg_lookup,
+ * counting_getarg, counting_getarg_lookup, bloom_call_encoder) and in
+ * bloom_scalable.c; these are their slow paths.
  */
 #include "postgres.h"
 
 #include "bloom_pg.h"
+#include "bloom_scalable.h"
 
 #include "access/detoast.h"
 #include "utils/memutils.h"
@@ -108,6 +110,7 @@ bloom_cache_put_aside(BloomCallCache *cache, BloomArgCache *entry)
 	entry->sliced = false;
 	entry->value = NULL;
 	entry->allocation = NULL;
+	entry->scalable = NULL;
 	for (int i = 0; i < BLOOM_CACHE_SPARES && cache->spare_bytes > BLOOM_CACHE_SPARE_BYTES; i++)
 		bloom_cache_drop(cache, (cache->next_victim + i) % BLOOM_CACHE_SPARES);
 }
@@ -145,6 +148,7 @@ bloom_cache_current(FunctionCallInfo fcinfo, int argno,
 		cache->spares[spare].sliced = false;
 		cache->spares[spare].value = NULL;
 		cache->spares[spare].allocation = NULL;
+		cache->spares[spare].scalable = NULL;
 	}
 	bloom_cache_put_aside(cache, entry);
 	if (spare >= 0)
@@ -278,6 +282,44 @@ bloom_cache_lookup(FunctionCallInfo fcinfo, int argno, const BloomLayout *layout
 				   BloomView *view)
 {
 	return bloom_cache_get(fcinfo, argno, layout, true, view);
+}
+
+/*
+ * The same choice as bloom_cache_lookup's for a scalable filter, whose
+ * whole reads are scalable_getarg's: the header is read and the stages'
+ * shapes kept in entry->scalable.
+ */
+BloomArgCache *
+bloom_cache_lookup_scalable(FunctionCallInfo fcinfo, int argno)
+{
+	struct varlena *value = (struct varlena *) PG_GETARG_POINTER(argno);
+	struct varatt_external toast_pointer;
+	BloomArgCache *entry;
+	uint32		budget;
+
+	if (!VARATT_IS_EXTERNAL_ONDISK(value) || argno >= lengthof(((BloomCallCache *) NULL)->args))
+		return NULL;
+	VARATT_EXTERNAL_GET_POINTER(toast_pointer, value);
+	/* slices of a compressed value would need all of it decompressed */
+	if (VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer))
+		return NULL;
+	budget = bloom_slice_budget(&toast_pointer);
+	entry = bloom_cache_current(fcinfo, argno, &toast_pointer);
+	if (entry->valid)
+		return NULL;
+
+	/* a new value: by slices if it affords the header and one probe */
+	if (!entry->sliced && budget >= 2)
+	{
+		bf_scalable_view view;
+
+		bloom_slice_scalable_view(value, &view);
+		entry->scalable = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(view));
+		*entry->scalable = view;
+		entry->slice_scans = 1;
+		entry->sliced = true;
+	}
+	return entry->sliced && entry->slice_scans < budget ? entry : NULL;
 }
 
 const BloomLayout bloom_layout = {

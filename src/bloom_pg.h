@@ -210,7 +210,10 @@ typedef struct BloomArgCache
 	/* a counting filter's membership tests (bloom_counting.h, counting_getarg_lookup) */
 	bool		counting_bits;	/* view is the bloom filter of its counters */
 	uint64		counting_lookups;	/* tests made on its counters so far */
-	/* a scalable filter's stages (bloom_scalable.c, scalable_getarg), in fn_mcxt */
+	/*
+	 * a scalable filter's stages (bloom_scalable.c, scalable_getarg), in
+	 * fn_mcxt; while sliced, their shapes only (bloom_cache_lookup_scalable)
+	 */
 	struct bf_scalable_view *scalable;
 } BloomArgCache;
 

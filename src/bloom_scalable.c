@@ -41,6 +41,28 @@ scalable_view_datum(Datum datum, ScalableArg *arg)
 }
 
 /*
+ * Whether argument argno is the stored filter its call site's cache holds
+ * detoasted (a per-row path: fn_extra read directly); if so, its view.
+ */
+static inline bool
+scalable_getarg_cached(FunctionCallInfo fcinfo, int argno, ScalableArg *arg)
+{
+	struct varlena *value = (struct varlena *) PG_GETARG_POINTER(argno);
+	BloomCallCache *cache = (BloomCallCache *) fcinfo->flinfo->fn_extra;
+	BloomArgCache *entry;
+
+	if (cache == NULL || !VARATT_IS_EXTERNAL_ONDISK(value) || argno >= lengthof(cache->args))
+		return false;
+	entry = &cache->args[argno];
+	if (!entry->valid ||
+		memcmp(entry->toast_pointer, VARDATA_EXTERNAL(value), sizeof(entry->toast_pointer)) != 0)
+		return false;
+	arg->body = (const uint8 *) VARDATA(entry->value);
+	arg->view = entry->scalable;
+	return true;
+}
+
+/*
  * The filter in argument argno; a stored (TOASTed) one is detoasted and
  * parsed once and kept for the life of the call site, in the call site's
  * cache as bloom's are (bloom_cache.c), so that a filter from a table or an
@@ -50,41 +72,34 @@ void
 scalable_getarg(FunctionCallInfo fcinfo, int argno, ScalableArg *arg)
 {
 	struct varlena *value = (struct varlena *) PG_GETARG_POINTER(argno);
-	BloomCallCache *cache;
 	BloomArgCache *entry;
 	MemoryContext old_context;
 	struct varlena *copy;
 	bf_scalable_view *view;
 
-	if (!VARATT_IS_EXTERNAL_ONDISK(value) || argno >= lengthof(cache->args))
+	if (likely(scalable_getarg_cached(fcinfo, argno, arg)))
+		return;
+	if (!VARATT_IS_EXTERNAL_ONDISK(value) || argno >= lengthof(((BloomCallCache *) NULL)->args))
 	{
 		scalable_view_datum(PointerGetDatum(value), arg);
 		return;
 	}
-	/* the same stored filter again (a per-row path): fn_extra read directly */
-	cache = (BloomCallCache *) fcinfo->flinfo->fn_extra;
-	if (cache == NULL)
-		cache = bloom_call_cache(fcinfo);
-	entry = &cache->args[argno];
-	if (unlikely(!entry->valid ||
-				 memcmp(entry->toast_pointer, VARDATA_EXTERNAL(value),
-						sizeof(entry->toast_pointer)) != 0))
-	{
-		bloom_cache_release(entry);
-		entry->valid = false;
-		old_context = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
-		copy = detoast_attr(value);
-		view = (bf_scalable_view *) palloc(sizeof(bf_scalable_view));
-		MemoryContextSwitchTo(old_context);
-		entry->allocation = copy;
-		entry->value = copy;
-		entry->scalable = view;
-		bloom_raise_invalid_value("scalable_bloom",
-								  bf_scalable_parse((const uint8 *) VARDATA(copy),
-													VARSIZE(copy) - VARHDRSZ, false, view));
-		memcpy(entry->toast_pointer, VARDATA_EXTERNAL(value), sizeof(entry->toast_pointer));
-		entry->valid = true;
-	}
+	entry = &bloom_call_cache(fcinfo)->args[argno];
+	bloom_cache_release(entry);
+	entry->valid = false;
+	entry->sliced = false;
+	old_context = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+	copy = detoast_attr(value);
+	view = (bf_scalable_view *) palloc(sizeof(bf_scalable_view));
+	MemoryContextSwitchTo(old_context);
+	entry->allocation = copy;
+	entry->value = copy;
+	entry->scalable = view;
+	bloom_raise_invalid_value("scalable_bloom",
+							  bf_scalable_parse((const uint8 *) VARDATA(copy),
+												VARSIZE(copy) - VARHDRSZ, false, view));
+	memcpy(entry->toast_pointer, VARDATA_EXTERNAL(value), sizeof(entry->toast_pointer));
+	entry->valid = true;
 	arg->body = (const uint8 *) VARDATA(entry->value);
 	arg->view = entry->scalable;
 }
@@ -380,15 +395,30 @@ scalable_bloom_add_all(PG_FUNCTION_ARGS)
 	return bloom_array_fold(fcinfo, &fold, &state);
 }
 
+/*
+ * A membership test: a stored filter is read by TOAST slices while its
+ * call site's scans of it stay within budget (bloom_slice.c), then whole.
+ */
 static bool
 scalable_test_arguments(FunctionCallInfo fcinfo, int filter_argno, int value_argno)
 {
 	ScalableArg arg;
+	BloomArgCache *sliced = NULL;
 	bf_hash		hash;
 
-	scalable_getarg(fcinfo, filter_argno, &arg);
+	if (unlikely(!scalable_getarg_cached(fcinfo, filter_argno, &arg)))
+	{
+		sliced = bloom_cache_lookup_scalable(fcinfo, filter_argno);
+		if (sliced != NULL)
+			arg.view = sliced->scalable;
+		else
+			scalable_getarg(fcinfo, filter_argno, &arg);
+	}
 	hash = bloom_encoder_hash(bloom_call_encoder(fcinfo, value_argno), PG_GETARG_DATUM(value_argno),
 							  arg.view->params.flags, NULL);
+	if (sliced != NULL)
+		return bloom_slice_scalable_contains((struct varlena *) PG_GETARG_POINTER(filter_argno),
+											 arg.view, hash, &sliced->slice_scans);
 	return bf_scalable_contains(arg.body, arg.view, hash);
 }
 

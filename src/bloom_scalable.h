@@ -32,6 +32,23 @@ typedef struct ScalableArg
  * one is detoasted once per call site.  ERROR XX001 for a damaged value.
  */
 extern void scalable_getarg(FunctionCallInfo fcinfo, int argno, ScalableArg *arg);
+/*
+ * For a membership test: the call site's cache entry of a stored filter in
+ * argument argno while it is read by slices (bloom_cache.c decides, as for
+ * bloom's), its stages' shapes in entry->scalable; NULL when the filter is
+ * to be read whole, by scalable_getarg.
+ */
+extern BloomArgCache *bloom_cache_lookup_scalable(FunctionCallInfo fcinfo, int argno);
+
+/*
+ * Slices of a stored, uncompressed filter (bloom_slice.c): its view from
+ * its header (bf_scalable_parse_shapes; ERROR XX001 when damaged), and
+ * whether it holds a hash, adding the TOAST index scans made to *scans.
+ */
+extern void bloom_slice_scalable_view(struct varlena *value, bf_scalable_view *view);
+extern bool bloom_slice_scalable_contains(struct varlena *value, const bf_scalable_view *view,
+										  bf_hash hash, uint32 *scans);
+
 /* The same for a datum, detoasted in CurrentMemoryContext. */
 extern void scalable_view_datum(Datum datum, ScalableArg *arg);
 

@@ -255,12 +255,15 @@ bf_scalable_write_stage_header(uint8_t *out, uint64_t count, uint64_t m, uint32_
 	memset(out + 18, 0, 6);
 }
 
-bf_status
-bf_scalable_parse(const uint8_t *body, size_t len, bool check_shapes, bf_scalable_view *view)
+/*
+ * The header's fields into the view, checked: what bf_scalable_parse and
+ * bf_scalable_parse_shapes both check of a body of len bytes, of which the
+ * first BF_SCALABLE_HEADER_BYTES are at body.
+ */
+static bf_status
+scalable_parse_header(const uint8_t *body, size_t len, bf_scalable_view *view)
 {
 	bf_scalable_params *params = &view->params;
-	size_t		offset = BF_SCALABLE_HEADER_BYTES;
-	bf_status	status;
 
 	if (len < BF_SCALABLE_HEADER_BYTES)
 		return BF_LENGTH;
@@ -289,6 +292,39 @@ bf_scalable_parse(const uint8_t *body, size_t len, bool check_shapes, bf_scalabl
 		return BF_GROWTH_RANGE;
 	if (!(params->r > 0.0 && params->r < 1.0))
 		return BF_TIGHTENING_RANGE;
+	return BF_OK;
+}
+
+/* Stage i's 24-byte header into its view and *shape, checked as a bloom header. */
+static bf_status
+scalable_parse_stage_header(const uint8_t *header, const bf_scalable_params *params,
+							uint32_t i, bf_scalable_stage *stage, BloomHeader *shape)
+{
+	stage->count = bf_load_le64(header);
+	stage->m = bf_load_le64(header + 8);
+	stage->k = header[16];
+	stage->scheme = header[17];
+	for (int j = 18; j < BF_SCALABLE_STAGE_HEADER_BYTES; j++)
+		if (header[j] != 0)
+			return BF_STAGES;
+	shape->format_version = BLOOM_FORMAT_VERSION;
+	shape->hash_scheme = stage->scheme;
+	shape->k = (uint8_t) stage->k;
+	shape->flags = params->flags;
+	shape->m = stage->m;
+	stage->capacity = bf_scalable_stage_capacity(params, i);
+	return bf_check_header(shape);
+}
+
+bf_status
+bf_scalable_parse(const uint8_t *body, size_t len, bool check_shapes, bf_scalable_view *view)
+{
+	bf_scalable_params *params = &view->params;
+	size_t		offset = BF_SCALABLE_HEADER_BYTES;
+	bf_status	status;
+
+	if ((status = scalable_parse_header(body, len, view)) != BF_OK)
+		return status;
 	if (check_shapes && (status = bf_scalable_check_params(params)) != BF_OK)
 		return status;
 
@@ -302,19 +338,7 @@ bf_scalable_parse(const uint8_t *body, size_t len, bool check_shapes, bf_scalabl
 		if (len - offset < BF_SCALABLE_STAGE_HEADER_BYTES)
 			return BF_LENGTH;
 		stage->offset = offset;
-		stage->count = bf_load_le64(header);
-		stage->m = bf_load_le64(header + 8);
-		stage->k = header[16];
-		stage->scheme = header[17];
-		for (int j = 18; j < BF_SCALABLE_STAGE_HEADER_BYTES; j++)
-			if (header[j] != 0)
-				return BF_STAGES;
-		shape.format_version = BLOOM_FORMAT_VERSION;
-		shape.hash_scheme = stage->scheme;
-		shape.k = (uint8_t) stage->k;
-		shape.flags = params->flags;
-		shape.m = stage->m;
-		if ((status = bf_check_header(&shape)) != BF_OK)
+		if ((status = scalable_parse_stage_header(header, params, i, stage, &shape)) != BF_OK)
 			return status;
 		payload = bloom_payload_bytes(stage->m);
 		if (len - offset - BF_SCALABLE_STAGE_HEADER_BYTES < payload)
@@ -322,7 +346,6 @@ bf_scalable_parse(const uint8_t *body, size_t len, bool check_shapes, bf_scalabl
 		status = bf_check_bits(&shape, header + BF_SCALABLE_STAGE_HEADER_BYTES, (size_t) payload);
 		if (status != BF_OK)
 			return status;
-		stage->capacity = bf_scalable_stage_capacity(params, i);
 		if (stage->capacity == 0)
 			return BF_STAGES;
 		if (stage->count > stage->capacity ||
@@ -360,6 +383,55 @@ bf_scalable_parse(const uint8_t *body, size_t len, bool check_shapes, bf_scalabl
 				return BF_STAGE_SHAPE;
 		}
 		offset += BF_SCALABLE_STAGE_HEADER_BYTES + payload;
+	}
+	if (offset != len)
+		return BF_LENGTH;
+	view->length = len;
+	return BF_OK;
+}
+
+bf_status
+bf_scalable_parse_shapes(const uint8_t *head, size_t head_len, size_t len,
+						 bf_scalable_view *view)
+{
+	const bf_scalable_params *params = &view->params;
+	uint64_t	offset = BF_SCALABLE_HEADER_BYTES;
+	bf_status	status;
+
+	if (head_len < BF_SCALABLE_HEADER_BYTES || head_len > len)
+		return BF_LENGTH;
+	if ((status = scalable_parse_header(head, len, view)) != BF_OK)
+		return status;
+	for (uint32_t i = 0; i < view->stages; i++)
+	{
+		bf_scalable_stage *stage = &view->stage[i];
+
+		stage->offset = (size_t) offset;
+		if (i == 0)
+		{
+			BloomHeader shape;
+
+			if (head_len < BF_SCALABLE_HEAD_BYTES)
+				return BF_LENGTH;
+			status = scalable_parse_stage_header(head + offset, params, 0, stage, &shape);
+			if (status != BF_OK)
+				return status;
+			stage->count = 0;
+		}
+		else
+		{
+			if ((status = bf_scalable_stage_shape(params, i, &stage->m, &stage->k,
+												  &stage->scheme)) != BF_OK)
+				return status;
+			stage->count = 0;
+			stage->capacity = bf_scalable_stage_capacity(params, i);
+		}
+		if (stage->capacity == 0)
+			return BF_STAGES;
+		/* m is at most BLOOM_M_MAX (bf_check_header): no overflow */
+		offset += bf_scalable_stage_bytes(stage->m);
+		if (offset > len)
+			return BF_LENGTH;
 	}
 	if (offset != len)
 		return BF_LENGTH;

@@ -129,6 +129,20 @@ extern bf_status bf_scalable_stage_shape(const bf_scalable_params *params, uint3
 extern bf_status bf_scalable_parse(const uint8_t *body, size_t len, bool check_shapes,
 								   bf_scalable_view *view);
 
+/*
+ * The view of a body of len bytes for membership tests, from its first
+ * head_len bytes (BF_SCALABLE_HEAD_BYTES, or all of a shorter body), so
+ * that a stored value can be read by parts: the header checked as
+ * bf_scalable_parse checks it, stage 0's shape from its stage header (a
+ * self-sized one is not the parameters'), every later stage's from the
+ * parameters (bf_scalable_stage_shape, which every stage after the first
+ * has), and len against the total they give.  The counts are not read
+ * (0); the bits are not checked.
+ */
+#define BF_SCALABLE_HEAD_BYTES (BF_SCALABLE_HEADER_BYTES + BF_SCALABLE_STAGE_HEADER_BYTES)
+extern bf_status bf_scalable_parse_shapes(const uint8_t *head, size_t head_len, size_t len,
+										  bf_scalable_view *view);
+
 /* Write the 36-byte header, and a stage's 24-byte header, at out. */
 extern void bf_scalable_write_header(uint8_t *out, const bf_scalable_params *params,
 									 uint32_t stages);

@@ -236,6 +236,80 @@ UNIT_TEST(scalable_blocked_stage)
 	free(filter.body);
 }
 
+/*
+ * The view for reading by parts: from the header and stage 0's alone, the
+ * same stages as the whole validator's (the counts aside), and the length
+ * checked against them.
+ */
+static void
+check_parse_shapes(const scalable *filter)
+{
+	const uint8_t *body = filter->body;
+	size_t		len = filter->view.length;
+	bf_scalable_view view;
+	uint8_t    *head = exact_copy(body, BF_SCALABLE_HEAD_BYTES);
+
+	CHECK_STATUS(bf_scalable_parse_shapes(head, BF_SCALABLE_HEAD_BYTES, len, &view), BF_OK);
+	CHECK_U64(view.stages, filter->view.stages);
+	CHECK_U64(view.length, len);
+	for (uint32_t i = 0; i < view.stages; i++)
+	{
+		CHECK_U64(view.stage[i].offset, filter->view.stage[i].offset);
+		CHECK_U64(view.stage[i].m, filter->view.stage[i].m);
+		CHECK_U64(view.stage[i].k, filter->view.stage[i].k);
+		CHECK_U64(view.stage[i].scheme, filter->view.stage[i].scheme);
+		CHECK_U64(view.stage[i].capacity, filter->view.stage[i].capacity);
+	}
+	CHECK_STATUS(bf_scalable_parse_shapes(head, BF_SCALABLE_HEAD_BYTES, len - 8, &view), BF_LENGTH);
+	CHECK_STATUS(bf_scalable_parse_shapes(head, BF_SCALABLE_HEAD_BYTES, len + 8, &view), BF_LENGTH);
+	CHECK_STATUS(bf_scalable_parse_shapes(head, BF_SCALABLE_HEADER_BYTES, len, &view), BF_LENGTH);
+	CHECK_STATUS(bf_scalable_parse_shapes(head, 30, len, &view), BF_LENGTH);
+	/* the other growth: other stages after the first, another length */
+	head[2] = body[2] == 2 ? 4 : 2;
+	CHECK_STATUS(bf_scalable_parse_shapes(head, BF_SCALABLE_HEAD_BYTES, len, &view), BF_LENGTH);
+	head[2] = 3;
+	CHECK_STATUS(bf_scalable_parse_shapes(head, BF_SCALABLE_HEAD_BYTES, len, &view), BF_GROWTH_RANGE);
+	head[2] = body[2];
+	head[BF_SCALABLE_HEADER_BYTES + 16] = 0;	/* stage 0's k */
+	CHECK_STATUS(bf_scalable_parse_shapes(head, BF_SCALABLE_HEAD_BYTES, len, &view), BF_K_RANGE);
+	free(head);
+}
+
+UNIT_TEST(scalable_parse_shapes)
+{
+	bf_scalable_params params = default_params;
+	scalable	filter;
+	int64_t		n = 0;
+
+	params.n0 = 100;
+	filter = scalable_new(&params);
+	for (; n < 20000; n++)
+		scalable_add(&filter, hash_int64(n));
+	CHECK_U64(filter.view.stages, 8);
+	check_parse_shapes(&filter);
+	free(filter.body);
+
+	/* scheme 1, then scheme 2 */
+	params.n0 = 500000;
+	params.growth = 4;
+	filter = scalable_new(&params);
+	for (n = 0; filter.view.stages < 2; n++)
+		scalable_add(&filter, hash_int64(n));
+	CHECK_U64(filter.view.stage[1].scheme, BLOOM_HASH_XXH3_BLOCKED);
+	check_parse_shapes(&filter);
+	free(filter.body);
+
+	/* one stage, a body shorter than the header and stage 0's */
+	{
+		uint8_t		short_body[BF_SCALABLE_HEADER_BYTES];
+		bf_scalable_view view;
+
+		bf_scalable_write_header(short_body, &default_params, 1);
+		CHECK_STATUS(bf_scalable_parse_shapes(short_body, sizeof(short_body), sizeof(short_body),
+											  &view), BF_LENGTH);
+	}
+}
+
 /* Every field the validator reads, broken one at a time. */
 UNIT_TEST(scalable_validator)
 {
