@@ -2,7 +2,7 @@
 # bench/baseline.sh: sourced by the benchmarks that pair each run of this
 # build with one of an earlier commit's library, loaded by the same server
 # for that connection, so that both see the same machine at the same time
-# (bench/lookup.sh, bench/counting_lookup.sh).
+# (bench/lookup.sh, bench/counting_lookup.sh, bench/scalable_lookup.sh).
 #
 #   bench_baseline REV WORK
 #
@@ -12,6 +12,14 @@
 # objects are the database's; only the library differs).  REV empty, or not
 # a commit here (a tree without its history): baseline is empty.  WORK must
 # be readable by the server.
+#
+#   bench_pgbench_pairs WORK SECONDS RUNS REV SPEC...
+#
+# times point lookups with pgbench (-M prepared, one client, SECONDS a run),
+# RUNS rounds, each run of this build followed by one of the baseline's when
+# there is one, and prints each round and then the table of medians.  A
+# SPEC is "SCRIPT ID N WHAT": the pgbench script WORK/SCRIPT.sql, run with
+# -D id=ID -D n=N; WHAT names the row.  REV is only printed.
 #
 #   bench_pair_row WHAT THIS_FILE BASE_FILE
 #
@@ -63,4 +71,47 @@ bench_pair_row() {
 	else
 		printf '%-42s %12.3f %14s %8s\n' "$1" "$this" "-" "-"
 	fi
+}
+
+# Average latency in ms of one pgbench run: work directory, seconds, script, id, n.
+bench_pgbench_latency() {
+	local work=$1 seconds=$2 script=$3 id=$4 n=$5 bindir
+
+	bindir=$("${PG_CONFIG:-pg_config}" --bindir)
+	"$bindir/pgbench" -n -M prepared -c 1 -T "$seconds" -f "$work/$script.sql" \
+		-D id="$id" -D n="$n" >"$work/pgbench.out" 2>&1 ||
+		{ echo "$(basename "$0"): pgbench failed:" >&2; cat "$work/pgbench.out" >&2; return 1; }
+	awk '/latency average/ { print $4 }' "$work/pgbench.out"
+}
+
+bench_pgbench_pairs() {
+	local work=$1 seconds=$2 runs=$3 rev=$4 spec script id n what this base line r
+	shift 4
+
+	for spec in "$@"; do
+		read -r _ id _ <<<"$spec"
+		: >"$work/this.$id"
+		: >"$work/base.$id"
+	done
+	for ((r = 1; r <= runs; r++)); do
+		for spec in "$@"; do
+			read -r script id n _ <<<"$spec"
+			this=$(bench_pgbench_latency "$work" "$seconds" "$script" "$id" "$n")
+			echo "$this" >>"$work/this.$id"
+			line="round $r filter $id: $this ms"
+			if [ -n "$baseline" ]; then
+				base=$(PGOPTIONS="$baseline_options" bench_pgbench_latency "$work" "$seconds" \
+					"$script" "$id" "$n")
+				echo "$base" >>"$work/base.$id"
+				line="$line, baseline $base ms"
+			fi
+			echo "$line"
+		done
+	done
+	echo "pgbench -M prepared, 1 client, ${seconds}s a run, median of $runs runs$([ -n "$baseline" ] && echo ", each paired with one of $rev"):"
+	printf '%-42s %12s %14s %8s\n' "" "latency ms" "baseline ms" "ratio"
+	for spec in "$@"; do
+		read -r _ id _ what <<<"$spec"
+		bench_pair_row "$what" "$work/this.$id" "$work/base.$id"
+	done
 }

@@ -67,42 +67,9 @@ cat >"$work/bloom.sql" <<'Q'
 SELECT bloom_contains(f, :x::int8) FROM counting_lookup_b WHERE id = :id;
 Q
 
-# latency average in ms of one pgbench run: script, filter id, n
-latency() {
-	"$bindir/pgbench" -n -M prepared -c 1 -T "$seconds" -f "$work/$1.sql" \
-		-D id="$2" -D n="$3" >"$work/pgbench.out" 2>&1 ||
-		{ echo "counting_lookup: pgbench failed:" >&2; cat "$work/pgbench.out" >&2; exit 1; }
-	awk '/latency average/ { print $4 }' "$work/pgbench.out"
-}
-
 specs=("counting 1 1000000 counting 1M values, 4.8 MB, scheme 1"
 	"counting 2 2000000 counting 2M values, 9.6 MB, scheme 2"
 	"bloom 3 4000000 bloom 4M values, 4.8 MB, scheme 2"
 	"bloom 4 1000000 bloom 1M values, 1.2 MB, scheme 1")
-for spec in "${specs[@]}"; do
-	read -r script id _ <<<"$spec"
-	: >"$work/this.$id"
-	: >"$work/base.$id"
-done
-for ((r = 1; r <= runs; r++)); do
-	for spec in "${specs[@]}"; do
-		read -r script id n _ <<<"$spec"
-		this=$(latency "$script" "$id" "$n")
-		echo "$this" >>"$work/this.$id"
-		line="round $r filter $id: $this ms"
-		if [ -n "$baseline" ]; then
-			base=$(PGOPTIONS="$baseline_options" latency "$script" "$id" "$n")
-			echo "$base" >>"$work/base.$id"
-			line="$line, baseline $base ms"
-		fi
-		echo "$line"
-	done
-done
-
-echo "pgbench -M prepared, 1 client, ${seconds}s a run, median of $runs runs$([ -n "$baseline" ] && echo ", each paired with one of $baseline_rev"):"
-printf '%-42s %12s %14s %8s\n' "" "latency ms" "baseline ms" "ratio"
-for spec in "${specs[@]}"; do
-	read -r _ id _ what <<<"$spec"
-	bench_pair_row "$what" "$work/this.$id" "$work/base.$id"
-done
+bench_pgbench_pairs "$work" "$seconds" "$runs" "$baseline_rev" "${specs[@]}"
 "$bindir/psql" -X -q -c 'DROP TABLE counting_lookup_c, counting_lookup_b'

@@ -55,40 +55,7 @@ cat >"$work/scalable.sql" <<'Q'
 SELECT bloom_contains(f, :x::int8) FROM scalable_lookup WHERE id = :id;
 Q
 
-# latency average in ms of one pgbench run: filter id, n
-latency() {
-	"$bindir/pgbench" -n -M prepared -c 1 -T "$seconds" -f "$work/scalable.sql" \
-		-D id="$1" -D n="$2" >"$work/pgbench.out" 2>&1 ||
-		{ echo "scalable_lookup: pgbench failed:" >&2; cat "$work/pgbench.out" >&2; exit 1; }
-	awk '/latency average/ { print $4 }' "$work/pgbench.out"
-}
-
-specs=("1 100000 100k values (100x), 7 stages, 240 kB"
-	"2 1000000 1M values (1000x), 10 stages, 2.1 MB")
-for spec in "${specs[@]}"; do
-	read -r id _ <<<"$spec"
-	: >"$work/this.$id"
-	: >"$work/base.$id"
-done
-for ((r = 1; r <= runs; r++)); do
-	for spec in "${specs[@]}"; do
-		read -r id n _ <<<"$spec"
-		this=$(latency "$id" "$n")
-		echo "$this" >>"$work/this.$id"
-		line="round $r filter $id: $this ms"
-		if [ -n "$baseline" ]; then
-			base=$(PGOPTIONS="$baseline_options" latency "$id" "$n")
-			echo "$base" >>"$work/base.$id"
-			line="$line, baseline $base ms"
-		fi
-		echo "$line"
-	done
-done
-
-echo "pgbench -M prepared, 1 client, ${seconds}s a run, median of $runs runs$([ -n "$baseline" ] && echo ", each paired with one of $baseline_rev"):"
-printf '%-42s %12s %14s %8s\n' "" "latency ms" "baseline ms" "ratio"
-for spec in "${specs[@]}"; do
-	read -r id _ what <<<"$spec"
-	bench_pair_row "$what" "$work/this.$id" "$work/base.$id"
-done
+specs=("scalable 1 100000 100k values (100x), 7 stages, 240 kB"
+	"scalable 2 1000000 1M values (1000x), 10 stages, 2.1 MB")
+bench_pgbench_pairs "$work" "$seconds" "$runs" "$baseline_rev" "${specs[@]}"
 "$bindir/psql" -X -q -c 'DROP TABLE scalable_lookup'
