@@ -92,26 +92,6 @@ counting_bloom_empty_mk(PG_FUNCTION_ARGS)
 
 /* ---- element operations ---- */
 
-/* The hash of the value in argument argno for a lookup in (or removal from) the view's filter. */
-static pg_attribute_always_inline bf_hash
-counting_hash_argument(FunctionCallInfo fcinfo, int argno, const BloomView *view)
-{
-	return bloom_encoder_hash(bloom_call_encoder(fcinfo, argno), PG_GETARG_DATUM(argno),
-							  view->header.flags, NULL);
-}
-
-/*
- * The test on a stored filter read by slices, out of line so that the
- * per-row path below carries nothing of it.
- */
-static pg_noinline bool
-counting_test_slices(FunctionCallInfo fcinfo, int filter_argno, int value_argno,
-					 const BloomView *view)
-{
-	return bloom_lookup_slices(fcinfo, filter_argno, &counting_layout, view,
-							   counting_hash_argument(fcinfo, value_argno, view));
-}
-
 /* The membership test both contains functions share: a per-row path. */
 static pg_attribute_always_inline bool
 counting_test_arguments(FunctionCallInfo fcinfo, int filter_argno, int value_argno)
@@ -122,14 +102,14 @@ counting_test_arguments(FunctionCallInfo fcinfo, int filter_argno, int value_arg
 	/* a stored filter: its call site keeps the bloom filter of its counters */
 	if (likely(counting_getarg_lookup(fcinfo, filter_argno, &view)))
 	{
-		hash = counting_hash_argument(fcinfo, value_argno, &view);
+		hash = bloom_hash_argument(fcinfo, value_argno, &view);
 		return bf_contains(view.bits, view.header.m, view.header.k, view.header.hash_scheme,
 						   hash);
 	}
 	/* a stored filter read by slices until it is worth detoasting */
 	if (unlikely(view.bits == NULL))
-		return counting_test_slices(fcinfo, filter_argno, value_argno, &view);
-	hash = counting_hash_argument(fcinfo, value_argno, &view);
+		return bloom_test_slices(fcinfo, filter_argno, value_argno, &counting_layout, &view);
+	hash = bloom_hash_argument(fcinfo, value_argno, &view);
 	return bf_counting_contains(view.bits, view.header.m, view.header.k, view.header.hash_scheme,
 								hash);
 }
@@ -185,7 +165,7 @@ counting_bloom_remove(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(1))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	counting_getarg(fcinfo, 0, &view);
-	hash = counting_hash_argument(fcinfo, 1, &view);
+	hash = bloom_hash_argument(fcinfo, 1, &view);
 	/* an absent value is told by the stored counters: no copy of them */
 	if (!bf_counting_contains(view.bits, view.header.m, view.header.k, view.header.hash_scheme,
 							  hash))

@@ -13,23 +13,15 @@
 #include "utils/array.h"
 #include "utils/memutils.h"
 
-/* The value's hash for a filter with the view's flags. */
-static pg_attribute_always_inline bf_hash
-bloom_hash_argument(FunctionCallInfo fcinfo, int value_argno, const BloomView *view)
-{
-	return bloom_encoder_hash(bloom_call_encoder(fcinfo, value_argno),
-							  PG_GETARG_DATUM(value_argno), view->header.flags, NULL);
-}
-
 /*
  * The test on a stored filter read by slices, out of line so that the hot
- * path below carries nothing of it.
+ * paths of contains carry nothing of it.
  */
-static pg_noinline bool
+pg_noinline bool
 bloom_test_slices(FunctionCallInfo fcinfo, int filter_argno, int value_argno,
-				  const BloomView *view)
+				  const BloomLayout *layout, const BloomView *view)
 {
-	return bloom_lookup_slices(fcinfo, filter_argno, &bloom_layout, view,
+	return bloom_lookup_slices(fcinfo, filter_argno, layout, view,
 							   bloom_hash_argument(fcinfo, value_argno, view));
 }
 
@@ -42,7 +34,7 @@ bloom_test_arguments(FunctionCallInfo fcinfo, int filter_argno, int value_argno)
 
 	/* a stored filter read by slices until it is worth detoasting */
 	if (unlikely(!bloom_getarg_lookup(fcinfo, filter_argno, &view)))
-		return bloom_test_slices(fcinfo, filter_argno, value_argno, &view);
+		return bloom_test_slices(fcinfo, filter_argno, value_argno, &bloom_layout, &view);
 	hash = bloom_hash_argument(fcinfo, value_argno, &view);
 	return bf_contains(view.bits, view.header.m, view.header.k, view.header.hash_scheme, hash);
 }

@@ -403,6 +403,26 @@ bloom_call_encoder(FunctionCallInfo fcinfo, int argno)
 }
 
 /*
+ * The hash of the value in argument value_argno for a lookup in (or a
+ * removal from) a filter with the view's flags: every filter type's
+ * contains and remove.
+ */
+static pg_attribute_always_inline bf_hash
+bloom_hash_argument(FunctionCallInfo fcinfo, int value_argno, const BloomView *view)
+{
+	return bloom_encoder_hash(bloom_call_encoder(fcinfo, value_argno),
+							  PG_GETARG_DATUM(value_argno), view->header.flags, NULL);
+}
+
+/*
+ * bloom_lookup_slices of the value in argument value_argno, out of line so
+ * that the per-row contains paths of bloom and counting_bloom carry nothing
+ * of it (bloom_element.c).
+ */
+extern bool bloom_test_slices(FunctionCallInfo fcinfo, int filter_argno, int value_argno,
+							  const BloomLayout *layout, const BloomView *view);
+
+/*
  * Equality and hashing of whole filters (bloom_compare.c), shared by every
  * filter type's = and hash operator class.  bloom_views_equal: the same m,
  * k, hash scheme, bits (or counters) and, when compare_flags, flags.
