@@ -23,46 +23,11 @@ ROOT := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 
 EXTENSION  = bloomfilter
 MODULE_big = bloomfilter
-OBJS = \
-	src/core_shape.o \
-	src/core_probe.o \
-	src/core_bits.o \
-	src/core_estimate.o \
-	src/core_autosize.o \
-	src/core_codec.o \
-	src/core_real.o \
-	src/core_counting.o \
-	src/bloom_pg.o \
-	src/bloom_cache.o \
-	src/bloom_io.o \
-	src/bloom_encoding.o \
-	src/bloom_element.o \
-	src/bloom_slice.o \
-	src/bloom_construct.o \
-	src/bloom_setops.o \
-	src/bloom_compare.o \
-	src/bloom_estimate.o \
-	src/bloom_agg.o \
-	src/bloom_agg_common.o \
-	src/bloom_sizing.o \
-	src/bloom_support.o \
-	src/bloom_selectivity.o \
-	src/bloom_planner_filter.o \
-	src/bloom_initplan.o \
-	src/bloom_analyze.o \
-	src/bloom_autoagg.o \
-	src/bloom_autoprefilter.o \
-	src/bloom_autoprefilter_catalog.o \
-	src/bloom_autoprefilter_types.o \
-	src/bloom_autoprefilter_joins.o \
-	src/bloom_autoprefilter_build.o \
-	src/bloom_hashed.o \
-	src/bloom_counting_io.o \
-	src/bloom_counting.o \
-	src/bloom_counting_agg.o \
-	src/core_scalable.o \
-	src/bloom_scalable.o \
-	src/bloom_scalable_agg.o
+# Every .c under src/ (the folder tree is the inventory): src/core/ (plain C),
+# src/types/, src/encoding/, src/agg/, src/planner/, src/prefilter/, and the
+# module's own files in src/ (doc/development.md has the layout).
+SRC_FILES = $(sort $(wildcard $(ROOT)/src/*.c $(ROOT)/src/*/*.c $(ROOT)/src/*/*/*.c))
+OBJS = $(patsubst $(ROOT)/%.c,%.o,$(SRC_FILES))
 DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql sql/bloomfilter--1.1--1.2.sql \
 	sql/bloomfilter--1.2--1.3.sql
 
@@ -93,9 +58,9 @@ dist:
 
 ifneq ($(PGXS),)
 include $(PGXS)
-# An out-of-tree build needs the object directory.
+# An out-of-tree build needs the object directories.
 ifdef VPATH
-$(shell mkdir -p src)
+$(shell mkdir -p $(sort $(dir $(OBJS))))
 endif
 -include $(ROOT)/test/unit.mk
 -include $(ROOT)/bench/bench.mk
@@ -111,7 +76,7 @@ prove_installcheck:
 	@$(prove_installcheck)
 # Every object depends on every header (PGXS tracks none without
 # --enable-depend): a stale object after a header change is a wrong build.
-$(OBJS): $(wildcard $(ROOT)/src/*.h)
+$(OBJS): $(wildcard $(ROOT)/src/*.h $(ROOT)/src/*/*.h $(ROOT)/src/*/*/*.h)
 endif
 
 .DEFAULT_GOAL := all

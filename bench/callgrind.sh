@@ -25,7 +25,7 @@
 # array (per value).
 #
 # PART slices: point lookups in stored filters, each a statement of its own
-# (a new call site, so read by TOAST slices, src/bloom_slice.c), 500 per
+# (a new call site, so read by TOAST slices, src/types/slice.c), 500 per
 # filter, half of them present, one function per filter: bloom_contains in
 # a bloom filter of scheme 1 (1.2 MB), bloom_contained_by (<@) in one of
 # scheme 2 (2.4 MB), and counting_bloom_contains and

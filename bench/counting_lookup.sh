@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/counting_lookup.sh: point lookups in stored counting filters, which
-# a lookup reads by TOAST slices (src/bloom_slice.c), with pgbench, against
+# a lookup reads by TOAST slices (src/types/slice.c), with pgbench, against
 # the server in PGHOST/PGPORT (run alone: test/pg_cluster.sh DESTDIR
 # bench/counting_lookup.sh):
 #

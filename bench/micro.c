@@ -1,7 +1,7 @@
 /*
  * micro.c: micro-benchmark of the core, without a server.
  *
- *     cc -O2 -I src bench/micro.c src/core_*.c -lm -o micro && ./micro
+ *     cc -O2 -I src bench/micro.c src/core/*.c -lm -o micro && ./micro
  *
  * Reports ns per add and per lookup (XXH3-128 of 8 bytes, then k probes) on
  * a filter for n = 1,000,000 at p = 0.01 (m = 9585059, 1.2 MB, k = 7), and
@@ -21,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core.h"
+#include "core/core.h"
 
 #define REPEAT 5
 

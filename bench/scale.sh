@@ -46,7 +46,7 @@ done
 "${psql[@]}" -c "VACUUM ANALYZE scale_filters"
 
 # The memory limit: micro.c's pointer chase in buffers of each filter's size.
-cc -O2 -I "$root/src" "$root/bench/micro.c" "$root"/src/core_*.c -lxxhash -lm -o "$work/micro"
+cc -O2 -I "$root/src" "$root/bench/micro.c" "$root"/src/core/*.c -lxxhash -lm -o "$work/micro"
 mapfile -t filter_bytes < <("${psql[@]}" -Atc "SELECT items || ' ' || ((bloom_info(f)).m / 8) FROM scale_filters ORDER BY items")
 
 for ((round = 0; round <= rounds; round++)); do

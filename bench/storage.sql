@@ -28,7 +28,7 @@ SELECT i.m, i.k, i.bytes AS filter_bytes,
 FROM filters, bloom_info(f) AS i, pg_class t
 WHERE filters.id = 1 AND t.oid = 'filters'::regclass;
 
--- The planner's row estimate for the prefilter (src/bloom_support.c; README,
+-- The planner's row estimate for the prefilter (src/planner/support.c; README,
 -- "Planner estimates") against the true count: with the filter as a
 -- parameter, which the planner sees in a custom plan, and with the filter
 -- from a subquery (an InitPlan), which it cannot see.  big.id has the

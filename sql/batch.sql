@@ -20,7 +20,7 @@ $$;
 
 -- Filters of both hash schemes, already holding some values: a small
 -- scheme 1 one, and one of each scheme past the 2 MiB from which the adder
--- prefetches (core_probe.h).
+-- prefetches (core/probe.h).
 CREATE TABLE batch_start AS
 SELECT 'small h1' AS name, bloom_agg(i, 0.01, 1000) AS f FROM generate_series(1, 300) AS i
 UNION ALL

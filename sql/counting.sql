@@ -1,6 +1,6 @@
 --
--- counting_bloom: counting filters (src/core_counting.h,
--- src/bloom_counting*.c).  4-bit counters at bloom's probe positions: the
+-- counting_bloom: counting filters (src/core/counting.h,
+-- src/types/counting_bloom/).  4-bit counters at bloom's probe positions: the
 -- cast to bloom is bloom's filter of the values held, removing keeps every
 -- value still held, and bad input is a clean ERROR.
 --
@@ -13,7 +13,7 @@ SELECT bloom_add_all(counting_bloom_empty_mk(18, 3), ARRAY[1, 2, 3]::int8[]) AS 
 SELECT bloom_add(bloom_add(counting_bloom_empty_mk(18, 3), 7), 7) AS seven_twice;
 SELECT bloom_add_all(('counting_bloom:v1:h2:m512:k6:' || repeat('A', 342) || '==')::counting_bloom,
 	ARRAY[1, 2, 3, 4, 5]::int8[]) AS blocked_one_to_five;
--- text: ASCII leaves the flags alone, non-ASCII sets f1 (bloom_encoding.c)
+-- text: ASCII leaves the flags alone, non-ASCII sets f1 (encoding/encoding.c)
 SELECT bloom_add(counting_bloom_empty_mk(18, 3), 'abc'::text) AS ascii,
 	bloom_add(counting_bloom_empty_mk(18, 3), convert_from('\x636166c3a9', 'UTF8')) AS cafe;
 

@@ -1,4 +1,4 @@
--- Text hashed as UTF-8 whoever is connected (bloom_encoding.c, "Text").
+-- Text hashed as UTF-8 whoever is connected (encoding/encoding.c, "Text").
 -- This database is UTF8; t/006_encodings.pl covers databases of
 -- other encodings.  Non-ASCII values are spelled as UTF-8 bytes, so the
 -- file reads the same under any client encoding.

@@ -1,5 +1,5 @@
 --
--- Which types hash alike, checked against real hashing.  bloom_encoding.c's
+-- Which types hash alike, checked against real hashing.  encoding/encoding.c's
 -- table of types is the one place that says which groups of types have
 -- equal canonical bytes for equal values (bloom_encoding_group); the
 -- automatic prefilter asks it before it probes a filter of one type's

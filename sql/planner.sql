@@ -1,5 +1,5 @@
 --
--- Planner estimates (src/bloom_support.c).  bloom_contains, bloom_contained_by,
+-- Planner estimates (src/planner/support.c).  bloom_contains, bloom_contained_by,
 -- @> and <@ get their selectivity from the filter, when the planner can see
 -- it, and from the column's statistics:
 --

@@ -1,6 +1,6 @@
 --
 -- Row estimates for the filters the planner cannot take as a constant
--- (src/bloom_support.c, src/bloom_analyze.c):
+-- (src/planner/support.c, src/planner/analyze.c):
 --
 --   - an InitPlan, bloom_contains((SELECT f FROM t WHERE ...), x) and its
 --     operator spellings: the planner reads the filter itself when the
@@ -18,7 +18,7 @@
 SET client_min_messages = warning;
 SET max_parallel_workers_per_gather = 0;
 
--- The numbers of a bloom column's statistics slot (kind 17707, bloom_pg.h),
+-- The numbers of a bloom column's statistics slot (kind 17707, types/types.h),
 -- whichever slot ANALYZE put it in; NULL when there is none.
 CREATE FUNCTION bloom_statistics(rel regclass, col name) RETURNS float4[]
 LANGUAGE sql AS $$
@@ -193,7 +193,7 @@ DELETE FROM estimates_odd WHERE id IN (7, 8, 9);
 
 --
 -- counting_bloom and scalable_bloom (1.3): the same estimates
--- (src/bloom_planner_filter.c).  A counting filter is estimated as its cast
+-- (src/planner/stored_filter.c).  A counting filter is estimated as its cast
 -- to bloom, the filter of its non-zero counters, which tests exactly as it
 -- does; a scalable filter passes a value when a stage holds it, with the
 -- compound rate over its stages.  Without planner support both would get

@@ -1,5 +1,5 @@
 --
--- scalable_bloom: a filter that grows in stages (src/core_scalable.c).
+-- scalable_bloom: a filter that grows in stages (src/core/scalable.c).
 -- The rate at 10x, 100x and 1,000x its initial capacity is
 -- sql/scalable_rate.sql; the aggregates are sql/scalable_agg.sql.
 --
@@ -162,7 +162,7 @@ FROM (VALUES
 	) AS v(t),
 	error_of(format('SELECT %L::scalable_bloom', t)) AS e,
 	error_detail_of(format('SELECT %L::scalable_bloom', t)) AS d;
--- binary: the stored bytes (core_scalable.h), through binary COPY into a
+-- binary: the stored bytes (core/scalable.h), through binary COPY into a
 -- scalable_bloom column, each field broken in turn: 22P03
 SELECT scalable_bloom_send('scalable_bloom:v1:p0.01:n2:s2:r0.8:c0:h1:m26:k9:AAAAAAAAAAA=');
 CREATE TABLE scalable_recv_source (b bytea);

@@ -1,5 +1,5 @@
 --
--- scalable_bloom_agg (src/bloom_scalable_agg.c): the self-sizing
+-- scalable_bloom_agg (src/agg/scalable_bloom_agg.c): the self-sizing
 -- bloom_agg's states, finished as a scalable filter whose first stage is
 -- sized for the distinct values seen.
 --

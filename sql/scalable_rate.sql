@@ -10,7 +10,7 @@
 -- every machine, so the counts are exact and pinned.
 --
 -- Memory: the stored size against bloom_empty(0.01, n), one filter sized
--- optimally for the same count (core_scalable.c says why it exceeds 2x
+-- optimally for the same count (core/scalable.c says why it exceeds 2x
 -- between stage boundaries).
 --
 

@@ -1,5 +1,5 @@
 --
--- Lookups in stored filters by TOAST slices (src/bloom_slice.c).
+-- Lookups in stored filters by TOAST slices (src/types/slice.c).
 --
 -- bloom_contains, @> and <@ read a stored, uncompressed bloom or
 -- counting_bloom filter (STORAGE external, the types' default) by its header
@@ -98,7 +98,7 @@ GROUP BY s.id ORDER BY s.id;
 
 --
 -- A filter of 4 MB or more that a call site keeps is copied so that its
--- bits start on a cache line (bloom_cache.c): a stored, uncompressed one is
+-- bits start on a cache line (types/cache.c): a stored, uncompressed one is
 -- read straight into that copy by slices of 1 MB, a compressed one is
 -- detoasted first.  Filter 1 here (4.8 MB, 2,400 chunks, not a whole number
 -- of 1 MB slices) is kept uncompressed, filter 2 is the same filter

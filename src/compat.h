@@ -1,7 +1,7 @@
 /*
- * bloom_compat.h: the differences between the PostgreSQL majors we build
+ * compat.h: the differences between the PostgreSQL majors we build
  * against (15 to 19), in one place.  Every SQL-layer file includes it
- * after postgres.h (through bloom_pg.h, or itself); nowhere else tests
+ * after postgres.h (through types/types.h, or itself); nowhere else tests
  * PG_VERSION_NUM.
  *
  * Each block gives the newer API its newer name on the older majors, so the

@@ -1,5 +1,5 @@
 # A value added under one client encoding and database encoding is found
-# under every other (bloom_encoding.c, "Text").
+# under every other (encoding/encoding.c, "Text").
 #
 #   - Databases in UTF8, LATIN1, EUC_JP and SQL_ASCII; in each, every client
 #     encoding of UTF8, LATIN1, WIN1252, EUC_JP and SJIS that PostgreSQL can

@@ -19,8 +19,8 @@
  *                    ("-" when COPY must fail before calling it)
  *
  * The expected verdict comes from a reference validator written here from
- * the description of the formats (README.md, src/bloom.h), independently of
- * src/core_codec.c, so a wrongly accepted input is caught as surely as a wrongly
+ * the description of the formats (README.md, src/core/format.h), independently of
+ * src/core/codec.c, so a wrongly accepted input is caught as surely as a wrongly
  * rejected one:
  *
  *   A   accepted, and it must be the filter's one canonical form
@@ -44,7 +44,7 @@
 #define MAX_INPUT 16384
 #define MAX_SEEDS 64
 
-/* The format's limits, from src/bloom.h (restated, not included). */
+/* The format's limits, from src/core/format.h (restated, not included). */
 #define FORMAT_VERSION 1
 #define HASH_SCHEME 1
 #define K_MAX 64

@@ -10,11 +10,11 @@
 # test/unit-tests in the build directory, and test/unit-tests NAME... runs
 # only the tests or files named (test/unit/harness.h).
 
-# The core's sources: every src/core_*.c (pure C, no postgres.h) and its
+# The core's sources: every src/core/*.c (pure C, no postgres.h) and its
 # headers.  The unit tests, the fuzzers and the corpus generator build
 # against these, and nothing else of src/.
-CORE_SOURCES = $(sort $(wildcard $(ROOT)/src/core_*.c))
-CORE_HEADERS = $(ROOT)/src/bloom.h $(ROOT)/src/core.h $(sort $(wildcard $(ROOT)/src/core_*.h))
+CORE_SOURCES = $(sort $(wildcard $(ROOT)/src/core/*.c))
+CORE_HEADERS = $(sort $(wildcard $(ROOT)/src/core/*.h))
 
 UNIT_SOURCES = $(ROOT)/test/unit/harness.c $(sort $(wildcard $(ROOT)/test/unit/test_*.c)) $(CORE_SOURCES)
 UNIT_DEPENDS = $(UNIT_SOURCES) $(ROOT)/test/unit/harness.h $(CORE_HEADERS)
@@ -61,17 +61,17 @@ FUZZ_BINARIES = $(patsubst fuzz_%,test/fuzz-%,$(FUZZERS))
 
 .PHONY: fuzzcheck fuzz-corpus
 
-# src/core_real.c is arithmetic, like the C library's log and exp: it is
+# src/core/real.c is arithmetic, like the C library's log and exp: it is
 # built without the fuzzer's coverage instrumentation, which would trace
 # every comparison of its inner loops and slow sizing down, but still under
 # ASan and UBSan.
-test/fuzz-real.o: $(ROOT)/src/core_real.c $(ROOT)/src/core_real.h
+test/fuzz-real.o: $(ROOT)/src/core/real.c $(ROOT)/src/core/real.h
 	@mkdir -p test
 	$(FUZZ_CC) $(FUZZ_SANITIZE) -c -o $@ $<
 
 test/fuzz-%: $(ROOT)/test/fuzz/fuzz_%.c $(FUZZ_DEPENDS) test/fuzz-real.o
 	@mkdir -p test
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(filter-out %/core_real.c,$(CORE_SOURCES)) test/fuzz-real.o -lm
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(filter-out %/core/real.c,$(CORE_SOURCES)) test/fuzz-real.o -lm
 
 fuzzcheck: $(FUZZ_BINARIES)
 	$(ROOT)/test/fuzz/fuzzcheck.sh $(FUZZ_SECONDS) $(FUZZ_MAX_LEN) test $(FUZZERS)

@@ -1,6 +1,6 @@
 /*
- * bloom_agg.h: what the aggregate files (bloom_agg.c, bloom_autoagg.c)
- * share, defined in bloom_agg_common.c: the aggregate memory context, the
+ * agg/agg.h: what the aggregate files (agg/bloom_agg.c, agg/self_sizing.c)
+ * share, defined in agg/common.c: the aggregate memory context, the
  * aggregate call (Aggref) and its constant arguments, the check that every
  * row asks for the filter the first one did, the NULL cases of a combine
  * function, and the reading and writing of serialized states.
@@ -8,7 +8,7 @@
 #ifndef BLOOM_AGG_H
 #define BLOOM_AGG_H
 
-#include "bloom_pg.h"
+#include "types/types.h"
 
 #include "nodes/execnodes.h"
 #include "utils/expandeddatum.h"
@@ -152,7 +152,7 @@ pg_noreturn extern void bloom_agg_raise_corrupt(const char *detail);
 
 /*
  * For scalable_bloom_agg, which finishes the self-sizing bloom_agg's states
- * (bloom_autoagg.c): the state in argument 0 of a final function, of the
+ * (agg/self_sizing.c): the state in argument 0 of a final function, of the
  * internal form or (value_state) of type bloom_agg_state, NULL for no rows,
  * with the rate its rows asked for in *p; and the filter a state makes at
  * rate p (at most the state's), sized for its values, with the number of

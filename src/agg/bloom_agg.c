@@ -1,5 +1,5 @@
 /*
- * bloom_agg.c: the aggregates bloom_agg(value, false_positive_rate,
+ * agg/bloom_agg.c: the aggregates bloom_agg(value, false_positive_rate,
  * capacity), bloom_agg_like(value, template), bloom_union_agg(bloom) and
  * bloom_intersection_agg(bloom); and from 1.3 bloom_agg(bloom_hashed,
  * false_positive_rate, capacity) and bloom_agg_shaped(bloom_hashed, shape),
@@ -25,7 +25,7 @@
  * bloom_agg with no rows returns an empty filter of the requested shape, so
  * that "no rows" and "rows that were all NULL" agree.  The final function
  * only sees the state, so it takes false_positive_rate and capacity from the
- * aggregate call (bloom_agg_call, bloom_agg_common.c), which works when both
+ * aggregate call (bloom_agg_call, agg/common.c), which works when both
  * are constants.  When they are not constants (columns, parameters of a
  * generic plan), and in a window whose frame is empty (a window function has
  * no Aggref), the shape is unknown and the result of no rows is NULL.
@@ -43,7 +43,7 @@
  */
 #include "postgres.h"
 
-#include "bloom_agg.h"
+#include "agg/agg.h"
 
 #include "utils/float.h"
 #include "utils/lsyscache.h"
@@ -88,7 +88,7 @@ typedef struct BloomAggState
 
 	/*
 	 * A bloom_agg or bloom_agg_like filter larger than the CPU cache: values
-	 * whose bits are prefetched but not set yet (core.h).  NULL for smaller
+	 * whose bits are prefetched but not set yet (core/core.h).  NULL for smaller
 	 * filters, which take bf_add directly, and in states not built from
 	 * rows.  Whatever reads state->filter calls bloom_agg_state_flush()
 	 * first.
@@ -540,9 +540,9 @@ bloom_intersection_agg_combinefn(PG_FUNCTION_ARGS)
 }
 
 /*
- * Serialized state (bloom_agg.h): the kind (uint32), false_positive_rate
+ * Serialized state (agg/agg.h): the kind (uint32), false_positive_rate
  * (float8) and capacity (int8), then the filter as stored (12-byte header
- * and bit array, bloom.h), which a bloom_agg_like state of NULL templates
+ * and bit array, core/format.h), which a bloom_agg_like state of NULL templates
  * does not have.
  */
 #define BLOOM_AGG_SERIAL_PREFIX (sizeof(uint32) + sizeof(double) + sizeof(int64))
@@ -648,7 +648,7 @@ bloom_agg_deserialfn(PG_FUNCTION_ARGS)
  * in place.  A filter smaller than BF_ADDER_MIN_BYTES is the flat value
  * itself (the aggregate machinery keeps the copy it made of the first
  * one, and a group costs its filter); a larger one is an expanded object
- * (bloom_agg.h) holding a BloomAggState, so that values wait in its adder
+ * (agg/agg.h) holding a BloomAggState, so that values wait in its adder
  * and the filter is not copied when the first row makes it.
  *
  * Between processes (a parallel plan's workers, Citus's workers and
@@ -903,7 +903,7 @@ bloom_agg_filter_transfn(PG_FUNCTION_ARGS)
 
 /*
  * bloom_agg_shaped(bloom_hashed, shape): the shape is text, bloom_shape()'s
- * (bloom_construct.c), parsed once per call site and compared as bytes on
+ * (types/bloom/construct.c), parsed once per call site and compared as bytes on
  * later rows.  A row with a NULL value adds nothing and needs no shape; a
  * value needs one, as bloom_add(NULL, value) has no filter to add it to.  A
  * partial state cannot say "no shape yet", so this rule, unlike one that

@@ -1,5 +1,5 @@
 /*
- * bloom_agg_common.c: what the aggregates share (bloom_agg.h).
+ * agg/common.c: what the aggregates share (agg/agg.h).
  *
  * A final function sees only the state, so with no rows it reads what the
  * call asked for (a false_positive_rate, a capacity) from the aggregate call
@@ -11,7 +11,7 @@
  */
 #include "postgres.h"
 
-#include "bloom_agg.h"
+#include "agg/agg.h"
 
 #include "catalog/pg_type.h"
 #include "nodes/plannodes.h"

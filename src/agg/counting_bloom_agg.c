@@ -1,5 +1,5 @@
 /*
- * bloom_counting_agg.c: the aggregates of counting filters.
+ * agg/counting_bloom_agg.c: the aggregates of counting filters.
  *
  *   counting_bloom_agg(anyelement, false_positive_rate, capacity)
  *       internal state (a CountingAggState in the aggregate context), with
@@ -26,8 +26,8 @@
  */
 #include "postgres.h"
 
-#include "bloom_agg.h"
-#include "bloom_counting.h"
+#include "agg/agg.h"
+#include "types/counting_bloom/counting_bloom.h"
 
 #include "utils/float.h"
 

@@ -1,9 +1,9 @@
 /*
- * bloom_scalable_agg.c: scalable_bloom_agg(value, false_positive_rate) and
+ * agg/scalable_bloom_agg.c: scalable_bloom_agg(value, false_positive_rate) and
  * scalable_bloom_agg(bloom_hashed, false_positive_rate).
  *
  * The states, transition, combine, serialize and deserialize functions are
- * those of the self-sizing bloom_agg(value, p) (bloom_autoagg.c): the
+ * those of the self-sizing bloom_agg(value, p) (agg/self_sizing.c): the
  * values' hashes, then a sketch, with the parallel and Citus-splittable
  * forms and their checks as they are there.  Only the final functions are
  * here: the result is a scalable filter whose first stage is the
@@ -18,14 +18,14 @@
  *
  * Past the exact phase (2^17 distinct values) the sketch has the k of p,
  * not of p (1 - r): folded to the first stage's rate it takes about 3% more
- * bits than a filter with the best k would (core_scalable.c accepts that k
+ * bits than a filter with the best k would (core/scalable.c accepts that k
  * for a self-sized stage).  With no rows the result is NULL, or, when the
  * rate is a constant, scalable_bloom_empty(p, 1).
  */
 #include "postgres.h"
 
-#include "bloom_agg.h"
-#include "bloom_scalable.h"
+#include "agg/agg.h"
+#include "types/scalable_bloom/scalable_bloom.h"
 
 #include "catalog/pg_type.h"
 

@@ -1,10 +1,10 @@
 /*
- * bloom_autoagg.c: the self-sizing aggregates bloom_agg(value) and
+ * agg/self_sizing.c: the self-sizing aggregates bloom_agg(value) and
  * bloom_agg(value, false_positive_rate), which need no capacity.
  *
  * The result is an ordinary filter (hash scheme 1, k = round(log2(1/p)))
  * whose m is chosen in the final function for the number of distinct values
- * actually aggregated; core_autosize.c explains the method
+ * actually aggregated; core/autosize.c explains the method
  * and the bounds.  The transition state has two phases:
  *
  * - exact: the set of the values' 128-bit hashes (bf_hashset), which starts
@@ -26,11 +26,11 @@
  * With no rows the result is the empty filter of the optimal size for one
  * value, when the false-positive rate is known: bloom_agg(value) always,
  * bloom_agg(value, p) when p is a constant (as for bloom_agg with a
- * capacity, bloom_agg.c).
+ * capacity, agg/bloom_agg.c).
  */
 #include "postgres.h"
 
-#include "bloom_agg.h"
+#include "agg/agg.h"
 
 #include <math.h>
 
@@ -38,7 +38,7 @@
 #include "libpq/pqformat.h"
 #include "utils/memutils.h"
 
-#include "core_autosize.h"
+#include "core/autosize.h"
 
 typedef struct BloomAutoState
 {
@@ -52,7 +52,7 @@ typedef struct BloomAutoState
 	 * A deserialized sketch is read in place in its serialized state, which
 	 * lives until the combine function has read it, and never written: as
 	 * its bits (sketch, with sketch_borrowed) or in the sparse form
-	 * (sparse_sketch, core.h), the one a sketch holding a share of the
+	 * (sparse_sketch, core/core.h), the one a sketch holding a share of the
 	 * values usually takes between processes.
 	 */
 	bool		sketch_borrowed;
@@ -60,7 +60,7 @@ typedef struct BloomAutoState
 
 	/*
 	 * Sketch phase: probes sorted by region of the sketch but not set yet
-	 * (the sketch is far larger than the CPU cache, core_probe.h), in
+	 * (the sketch is far larger than the CPU cache, core/probe.h), in
 	 * buffers a quarter of its size.  Whatever reads the sketch calls
 	 * bloom_autoagg_flush() first.
 	 */
@@ -131,7 +131,7 @@ bloom_autoagg_raise_rate_error(double p, uint64 n, uint64 sketch_m)
  * Move from the exact phase to the sketch: the hashes go into M bits, which
  * start as a copy of the sketch base (of the same M), or empty when base is
  * NULL.  A rate that not even one value can meet within M bits (1e-19: the
- * double-hashing floor, core_probe.h) fails here as it does in the exact phase,
+ * double-hashing floor, core/probe.h) fails here as it does in the exact phase,
  * before M bits are allocated for nothing, rather than as "too many
  * distinct values" from the final function.
  */
@@ -450,14 +450,14 @@ bloom_autoagg_combinefn(PG_FUNCTION_ARGS)
  *     offset  size  field
  *     0       1     format version    BLOOM_AGG_STATE_VERSION
  *     1       1     phase             0 exact, 1 sketch, 2 sparse sketch
- *     2       1     flags             the result's BLOOM_FLAG_* (bloom.h)
+ *     2       1     flags             the result's BLOOM_FLAG_* (core/format.h)
  *     3       1     k                 round(log2(1/p)), as bf_auto_shape gives
  *     4       8     false_positive_rate, IEEE 754 binary64
  *     12      8     count             hashes (exact), or M (sketch)
  *     20            exact: count hashes, each h1 then h2 (8 bytes each),
  *                   distinct, none of them counted twice;
- *                   sketch: the M bits, laid out as a filter's (bloom.h);
- *                   sparse sketch: their sparse form (core.h), which is
+ *                   sketch: the M bits, laid out as a filter's (core/format.h);
+ *                   sparse sketch: their sparse form (core/core.h), which is
  *                   written when it is shorter: a worker's share of the
  *                   values sets a few percent of a sketch's bits.
  *
@@ -772,7 +772,7 @@ bloom_agg_state_send(PG_FUNCTION_ARGS)
 /*
  * The bloom_hashed forms of these aggregates (1.3), which Citus can split,
  * have a bloom_agg_state for transition state: in an aggregate,
- * an expanded object (bloom_agg.h) holding a BloomAutoState, added to in
+ * an expanded object (agg/agg.h) holding a BloomAutoState, added to in
  * place; elsewhere its flat form.  The flat form is built when asked for
  * its size and kept until it is copied out, or the state changes.
  */
@@ -952,7 +952,7 @@ bloom_autoagg_state_finalfn(PG_FUNCTION_ARGS)
 	return bloom_autoagg_final(fcinfo, bloom_autoagg_final_arg(fcinfo), false);
 }
 
-/* ---- for scalable_bloom_agg (bloom_scalable_agg.c) ---- */
+/* ---- for scalable_bloom_agg (agg/scalable_bloom_agg.c) ---- */
 
 void *
 bloom_autoagg_final_state(FunctionCallInfo fcinfo, bool value_state, double *p)

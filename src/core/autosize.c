@@ -1,7 +1,7 @@
 /*
- * core_autosize.c: self-sizing filters, for bloom_agg(value) and
+ * core/autosize.c: self-sizing filters, for bloom_agg(value) and
  * bloom_agg(value, p), which are not told how many values to expect
- * (declared in core_autosize.h).
+ * (declared in core/autosize.h).
  *
  * bloom_agg(value) and bloom_agg(value, p) size the filter for the number of
  * distinct values actually aggregated, which is only known at the end, and
@@ -79,8 +79,8 @@
  * predicts and counts each candidate's bits without building it
  * (bf_fold_popcount).
  */
-#include "core.h"
-#include "core_autosize.h"
+#include "core/core.h"
+#include "core/autosize.h"
 
 /* The exact phase's ladder: every integer to 64, then steps of floor(m / 64). */
 static uint64_t

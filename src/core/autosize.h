@@ -1,11 +1,11 @@
 /*
- * core_autosize.h: self-sizing filters (bloom_agg without a capacity), for
- * bloom_autoagg.c and the unit tests; core_autosize.c explains the method.
+ * core/autosize.h: self-sizing filters (bloom_agg without a capacity), for
+ * agg/self_sizing.c and the unit tests; core/autosize.c explains the method.
  */
 #ifndef BLOOM_CORE_AUTOSIZE_H
 #define BLOOM_CORE_AUTOSIZE_H
 
-#include "core.h"
+#include "core/core.h"
 
 /* Distinct values kept exactly, as 128-bit hashes, before the sketch phase. */
 #define BF_AUTO_EXACT_LIMIT ((uint64_t) 1 << 17)
@@ -25,7 +25,7 @@ extern double bf_auto_rate_bound(double p);
 /*
  * The false-positive rate of a filter of m bits, k probes and X = bits_set:
  * (X/m)^k plus the share of double hashing's coinciding probes
- * (core_autosize.c, "holding the target"), and whether it meets the bound
+ * (core/autosize.c, "holding the target"), and whether it meets the bound
  * for p.
  */
 extern double bf_auto_rate(uint64_t m, uint32_t k, uint64_t bits_set);

@@ -1,7 +1,7 @@
 /*
- * core_base.h: what core.h and core_probe.h both build on: the compiler
+ * core/base.h: what core/core.h and core/probe.h both build on: the compiler
  * helpers of the inline hot paths and the 128-bit hash of a value.  Plain C,
- * no postgres.h; included through core.h everywhere else.
+ * no postgres.h; included through core/core.h everywhere else.
  */
 #ifndef BLOOM_CORE_BASE_H
 #define BLOOM_CORE_BASE_H
@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bloom.h"
-#include "core_real.h"
+#include "core/format.h"
+#include "core/real.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>

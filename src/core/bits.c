@@ -1,12 +1,12 @@
 /*
- * core_bits.c: whole-array kernels: OR, AND, popcount (with a run-time
+ * core/bits.c: whole-array kernels: OR, AND, popcount (with a run-time
  * choice of the popcount instruction) and folding.
  *
  *
  * bit layout
  * ----------
  *
- * Bit i is in byte i / 8 under mask 1 << (i % 8) (see bloom.h).  The layout
+ * Bit i is in byte i / 8 under mask 1 << (i % 8) (see core/format.h).  The layout
  * does not depend on the machine's byte order, so the text and binary forms
  * carry the array unchanged.  It is also the layout of little-endian 64-bit
  * words, and the kernels here load 8 bytes at a time through memcpy (a
@@ -24,7 +24,7 @@
  * multiple of 8 for every filter; a stray tail is handled bytewise anyway,
  * so that no input makes a loop read past the end.
  */
-#include "core.h"
+#include "core/core.h"
 
 void		(*bf_interrupt_hook) (void) = NULL;
 
@@ -52,8 +52,8 @@ store_word(uint8_t *p, uint64_t word)
 
 /*
  * Eight bytes as a little-endian word: bit i of the word is bit i of the
- * layout (bloom.h).  Whatever shifts or masks bits by position (folding)
- * goes through these (core.h), so that a big-endian machine computes the
+ * layout (core/format.h).  Whatever shifts or masks bits by position (folding)
+ * goes through these (core/core.h), so that a big-endian machine computes the
  * same bytes.
  */
 #define load_le_word bf_load_le64
@@ -231,7 +231,7 @@ bf_and(uint8_t *dst, const uint8_t *a, const uint8_t *b, size_t nbytes)
  * ---- folding ----
  *
  * Folding a scheme 1 filter by f gives the filter of the same values at m / f
- * bits, exactly (core_autosize.c shows why); self-sizing relies on it.
+ * bits, exactly (core/autosize.c shows why); self-sizing relies on it.
  */
 
 /*

@@ -1,5 +1,5 @@
 /*
- * core_codec.c: the text and binary forms of a filter, and strict base64.
+ * core/codec.c: the text and binary forms of a filter, and strict base64.
  *
  * Text form (type input and output):
  *
@@ -24,7 +24,7 @@
  * and never reads outside [0, len): these functions see untrusted input and
  * are fuzzed (test/).
  */
-#include "core.h"
+#include "core/core.h"
 
 static const char base64_alphabet[65] =
 "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

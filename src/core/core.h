@@ -1,30 +1,30 @@
 /*
- * core.h: the bloom filter core, plain C with no PostgreSQL dependency.
+ * core/core.h: the bloom filter core, plain C with no PostgreSQL dependency.
  *
  * The one header the SQL layer, the unit tests and the fuzzers include for
  * the core.  Everything here can be unit-tested and fuzzed without a server
  * (see test/).  All core functions are prefixed bf_.  The core is one file
  * per job, each with its design notes at the top:
  *
- *     core_base.h        the value hash (XXH3-128) and the compiler helpers,
- *                        which core_probe.h builds on too
- *     core_shape.c       status messages, shape and header checks, sizing
+ *     core/base.h        the value hash (XXH3-128) and the compiler helpers,
+ *                        which core/probe.h builds on too
+ *     core/shape.c       status messages, shape and header checks, sizing
  *                        (the formulas for m and k, scheme 1 and blocked)
- *     core_probe.h, .c   where a value's bits are (the hash-to-index scheme
+ *     core/probe.h, .c   where a value's bits are (the hash-to-index scheme
  *                        and the blocked layout): one probe iterator per
  *                        scheme, and every add and contains built on them
- *     core_bits.c        whole-array kernels: OR, AND, popcount, fold
- *     core_estimate.c    estimates from the bits (Swamidass-Baldi) and
+ *     core/bits.c        whole-array kernels: OR, AND, popcount, fold
+ *     core/estimate.c    estimates from the bits (Swamidass-Baldi) and
  *                        expected false-positive rates
- *     core_codec.c       the text and binary forms and their validation
- *     core_real.c, .h    the arithmetic sizing decisions are made in, the
+ *     core/codec.c       the text and binary forms and their validation
+ *     core/real.c, .h    the arithmetic sizing decisions are made in, the
  *                        same on every machine
- *     core_autosize.c, .h  self-sizing filters (bloom_agg without a capacity)
+ *     core/autosize.c, .h  self-sizing filters (bloom_agg without a capacity)
  */
 #ifndef BLOOM_CORE_H
 #define BLOOM_CORE_H
 
-#include "core_base.h"
+#include "core/base.h"
 
 /*
  * Outcome of a check or a decode.  The SQL layer maps each to an SQLSTATE;
@@ -46,7 +46,7 @@ typedef enum bf_status
 	BF_BLOCK_SHAPE,				/* scheme 2 with m not a multiple of 512 */
 	BF_SYNTAX,					/* text form not of the expected shape */
 	BF_BASE64,					/* bit array is not canonical base64 */
-	/* scalable filters (core_scalable.h) */
+	/* scalable filters (core/scalable.h) */
 	BF_GROWTH_RANGE,			/* growth s not 2 or 4 */
 	BF_TIGHTENING_RANGE,		/* tightening r not in (0, 1) */
 	BF_RATE_UNHOLDABLE,			/* a stage below 1 GB would need k > 64 */
@@ -54,7 +54,7 @@ typedef enum bf_status
 	BF_STAGE_COUNT,				/* a stage's count above its capacity, or not full */
 	BF_STAGE_SHAPE,				/* a stage's shape is not the one its parameters give */
 	BF_SCALABLE_SYNTAX,			/* scalable text form not of the expected shape */
-	/* counting filters (core_counting.h) */
+	/* counting filters (core/counting.h) */
 	BF_COUNTING_TOO_LARGE,		/* m > BF_COUNTING_M_MAX */
 	BF_COUNTING_LENGTH,			/* counter array length does not match m */
 	BF_COUNTING_PADDING,		/* a counter at a position >= m is not zero */
@@ -77,7 +77,7 @@ bf_check_interrupts(void)
 		bf_interrupt_hook();
 }
 
-/* ---- shapes (core_shape.c) ---- */
+/* ---- shapes (core/shape.c) ---- */
 
 /* bloom_agg(value) and bloom_empty() use this false-positive rate. */
 #define BF_DEFAULT_FALSE_POSITIVE_RATE 0.01
@@ -127,12 +127,12 @@ extern bf_status bf_check_bits(const BloomHeader *header, const uint8_t *bits,
 /* ---- hashing and probes ---- */
 
 /*
- * The hash of a value (bf_hash, bf_hash_bytes) is in core_base.h; probe
+ * The hash of a value (bf_hash, bf_hash_bytes) is in core/base.h; probe
  * positions, add and contains under each scheme, and the adder here.
  */
-#include "core_probe.h"
+#include "core/probe.h"
 
-/* ---- whole-array operations (core_bits.c; nbytes is a multiple of 8) ---- */
+/* ---- whole-array operations (core/bits.c; nbytes is a multiple of 8) ---- */
 
 extern uint64_t bf_popcount(const uint8_t *bits, size_t nbytes);
 /* popcount(a | b) without materializing the union */
@@ -158,7 +158,7 @@ bf_and_into(uint8_t *dst, const uint8_t *src, size_t nbytes)
  * Fold a scheme 1 filter of src_m bits into dst_m bits, where src_m = f *
  * dst_m: bit i of the result is the OR of bits f*i .. f*i + f - 1, which is
  * bit for bit the filter the same values build at dst_m bits
- * (core_autosize.c explains why).  dst (bloom_payload_bytes(dst_m) bytes)
+ * (core/autosize.c explains why).  dst (bloom_payload_bytes(dst_m) bytes)
  * is overwritten.  bf_fold_popcount counts the bits the fold would set
  * without writing it.
  */
@@ -198,7 +198,7 @@ bf_store_le64(uint8_t *p, uint64_t word)
 }
 
 /*
- * The sparse form of a bit array of nbytes bytes (core_bits.c): the masks
+ * The sparse form of a bit array of nbytes bytes (core/bits.c): the masks
  * of the nonzero bytes of each 64-byte block (little-endian 64-bit words),
  * then those bytes.
  * bf_sparse_encode writes it to out, which has room for
@@ -216,7 +216,7 @@ extern size_t bf_sparse_encode(const uint8_t *bits, size_t nbytes, uint8_t *out)
 extern bool bf_sparse_check(const uint8_t *in, size_t length, size_t nbytes);
 extern void bf_sparse_or_into(uint8_t *bits, size_t nbytes, const uint8_t *in);
 
-/* ---- estimates (core_estimate.c) ---- */
+/* ---- estimates (core/estimate.c) ---- */
 
 /*
  * Swamidass-Baldi: n* = -(m/k) ln(1 - X/m) under scheme 1, and its blocked
@@ -249,7 +249,7 @@ extern double bf_goel_gupta_bound(uint64_t m, uint32_t k, uint64_t n);
  */
 extern double bf_blocked_false_positive_rate(uint64_t m, uint32_t k, double n);
 
-/* ---- serialized forms (core_codec.c) ---- */
+/* ---- serialized forms (core/codec.c) ---- */
 
 /*
  * Text form:  bloom:v<format>:h<scheme>:m<m>:k<k>:<base64 of the bit array>
@@ -276,7 +276,7 @@ extern bf_status bf_text_decode_header(const char *text, size_t len,
 									   BloomHeader *header, size_t *payload_offset);
 /*
  * The same three for the text form of another type with this header
- * (core_counting.h): prefix is its "<type>:" in place of "bloom:".
+ * (core/counting.h): prefix is its "<type>:" in place of "bloom:".
  */
 extern uint64_t bf_text_header_length_for(const char *prefix, const BloomHeader *header);
 extern char *bf_text_encode_header_for(const char *prefix, const BloomHeader *header,

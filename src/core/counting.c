@@ -1,5 +1,5 @@
 /*
- * core_counting.c: counting bloom filters (core_counting.h explains the
+ * core/counting.c: counting bloom filters (core/counting.h explains the
  * structure, its one hazard and the stored form): checks, element
  * operations on the probe positions bloom uses, whole-array kernels and
  * the text and binary forms.
@@ -7,12 +7,12 @@
  * Every decoder takes an explicit length and never reads outside it: these
  * functions see untrusted input and are fuzzed (test/fuzz/fuzz_counting.c).
  */
-#include "core_counting.h"
+#include "core/counting.h"
 
 /* Counter bytes between calls of the interrupt hook. */
 #define COUNTING_STRIDE BF_INTERRUPT_STRIDE
 
-/* ---- the increment table (core_counting.h) ---- */
+/* ---- the increment table (core/counting.h) ---- */
 
 #define COUNTER_STEP(b) {((b) & 15) != 15, (((b) >> 4) != 15) << 4}
 #define COUNTER_STEPS4(b) COUNTER_STEP(b), COUNTER_STEP((b) + 1), COUNTER_STEP((b) + 2), COUNTER_STEP((b) + 3)

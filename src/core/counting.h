@@ -1,5 +1,5 @@
 /*
- * core_counting.h: counting bloom filters (the type counting_bloom), plain
+ * core/counting.h: counting bloom filters (the type counting_bloom), plain
  * C with no PostgreSQL dependency, like the rest of the core.
  *
  * A counting filter (Fan, Cao, Almeida and Broder 2000, "Summary cache")
@@ -8,7 +8,7 @@
  * removing it decrements them, and a lookup answers "maybe present" when
  * all k are non-zero.  The probe positions are exactly those of a bloom
  * filter of the same m, k and hash scheme (bf_probe_positions,
- * core_probe.h), and values are hashed exactly as for bloom: so counter i
+ * core/probe.h), and values are hashed exactly as for bloom: so counter i
  * is non-zero exactly where the bloom filter of the values present has bit
  * i set, and bf_counting_to_bits gives that filter.
  *
@@ -43,7 +43,7 @@
  * the stored form (this must never change under format version 1)
  * ----------------------------------------------------------------
  *
- * A varlena: the length word, the 12-byte header of bloom.h (format_version
+ * A varlena: the length word, the 12-byte header of core/format.h (format_version
  * 1, hash_scheme, k, flags, m in native order), then the counter array:
  *
  *     counter i is in byte i / 2: the low nibble for even i, the high
@@ -66,7 +66,7 @@
 #ifndef BLOOM_CORE_COUNTING_H
 #define BLOOM_CORE_COUNTING_H
 
-#include "core.h"
+#include "core/core.h"
 
 #define BF_COUNTER_BITS 4
 #define BF_COUNTER_MAX 15
@@ -111,7 +111,7 @@ extern bf_status bf_counting_check_counters(const BloomHeader *header,
 /* ---- element operations (the hash is the value's, as bloom's) ---- */
 
 /*
- * Add and contains walk the scheme's probe iterator (core_probe.h) inline,
+ * Add and contains walk the scheme's probe iterator (core/probe.h) inline,
  * as bf_add and bf_contains do: they are per-row paths, where an array of
  * positions and a call cost about as much as the probes.  Under scheme 2 a
  * value's counters are in the 512 counters (256 bytes) of its block.
@@ -205,7 +205,7 @@ bf_counting_block_contains(const uint8_t *block, uint32_t k, uint64_t h2)
 
 /*
  * Whether all k counters are non-zero: bf_contains of the filter's bits,
- * with no branch between the probes, as bf_contains (core_probe.h says why).
+ * with no branch between the probes, as bf_contains (core/probe.h says why).
  */
 static inline bool
 bf_counting_contains(const uint8_t *counters, uint64_t m, uint32_t k, uint8_t scheme,
@@ -295,7 +295,7 @@ absent:
  * Adding (or removing) many values to a counting filter larger than the
  * CPU cache (a filter of 1M values at p = 0.01 has 4.8 MB of counters, four
  * times its bloom filter): each probe is a cache miss, and one value at a
- * time waits for them.  As bf_adder does for bloom (core_probe.h), a
+ * time waits for them.  As bf_adder does for bloom (core/probe.h), a
  * bf_counting_adder keeps the last BF_ADDER_DEPTH values in a ring: a new
  * value's counters are prefetched, and the value is added or removed
  * BF_ADDER_DEPTH values later, when they have arrived.  The values are
@@ -449,7 +449,7 @@ extern bf_status bf_counting_text_decode_counters(const char *base64, size_t len
 /*
  * Decode and check a whole binary form of len bytes; on success *counters
  * points into data at the counter array.  The header is written with
- * bf_binary_encode_header (core.h).
+ * bf_binary_encode_header (core/core.h).
  */
 extern bf_status bf_counting_binary_decode(const uint8_t *data, size_t len,
 										   BloomHeader *header, const uint8_t **counters);

@@ -1,5 +1,5 @@
 /*
- * core_estimate.c: what the bits of a filter say (how many values it holds,
+ * core/estimate.c: what the bits of a filter say (how many values it holds,
  * how often it lets an absent value through), and the false-positive rate
  * a shape is expected to have.
  *
@@ -25,7 +25,7 @@
  * (X/m)^k: each of the k probes of an absent value hits a set bit with
  * probability X/m.
  *
- * Under scheme 2 (core_probe.h) a value sets on average 512 (1 - q) bits of
+ * Under scheme 2 (core/probe.h) a value sets on average 512 (1 - q) bits of
  * its block, q = (1 - 1/512)^k, since its k probes may coincide, so
  *
  *     E[X] = m (1 - e^(-n (1 - q) 512 / m)),  n* = -(m / (512 (1 - q))) ln(1 - X/m)
@@ -40,12 +40,12 @@
  * --------------
  *
  * Before a filter is built, its rate after n values is the classical
- * (1 - e^(-kn/m))^k, with Goel and Gupta's bound beside it (core_shape.c
+ * (1 - e^(-kn/m))^k, with Goel and Gupta's bound beside it (core/shape.c
  * explains both), computed with -expm1(-x) for 1 - e^(-x), which keeps its
  * digits when x is small; under scheme 2 the Poisson sum over the values a
- * block gets (core_shape.c, "sizing blocked filters").
+ * block gets (core/shape.c, "sizing blocked filters").
  */
-#include "core.h"
+#include "core/core.h"
 
 #include <math.h>
 

@@ -1,5 +1,5 @@
 /*
- * bloom.h: the stored form of a bloom filter, its version fields and limits.
+ * core/format.h: the stored form of a bloom filter, its version fields and limits.
  *
  * Every other file starts from this header.  It is plain C (no postgres.h)
  * so that the core, its unit tests and its fuzzers can use it without a
@@ -43,13 +43,13 @@
  * a later scheme can be added while filters stored under an older one keep
  * working.  Scheme 1: XXH3-128 of the value's canonical bytes, enhanced
  * double hashing over a 64-bit index space, multiply-shift range reduction
- * (see core_probe.h for the derivation).
+ * (see core/probe.h for the derivation).
  *
  * Scheme 2: the same XXH3-128 hash; h1 picks one block of BLOOM_BLOCK_BITS
  * bits (one 64-byte cache line) and h2 the k bits inside it, so adding or
  * looking up a value touches one cache line instead of k.  m is a multiple
- * of BLOOM_BLOCK_BITS (core_probe.h).  New filters of 2 MiB and more use
- * it (core_shape.c, "sizing blocked filters").
+ * of BLOOM_BLOCK_BITS (core/probe.h).  New filters of 2 MiB and more use
+ * it (core/shape.c, "sizing blocked filters").
  */
 #define BLOOM_HASH_XXH3_EDH 1
 #define BLOOM_HASH_XXH3_BLOCKED 2
@@ -63,7 +63,7 @@
  * databases of any encoding.  Without it, text is hashed as the database
  * encoding's bytes: filters made before 1.2 keep that reading.  Where the
  * two agree (UTF8 and SQL_ASCII databases, ASCII text), new filters leave it
- * unset and stay byte-identical to older ones; bloom_encoding.c's essay says
+ * unset and stay byte-identical to older ones; encoding/encoding.c's essay says
  * when it is set.  Releases before 1.2 refuse a filter with any flag set.
  */
 #define BLOOM_FLAG_TEXT_UTF8 0x01

@@ -1,9 +1,9 @@
 /*
- * core_probe.c: the out-of-line part of core_probe.h, which explains both
+ * core/probe.c: the out-of-line part of core/probe.h, which explains both
  * hash schemes: all k positions of a value at once, the adder's ring and
  * the region adder's buffers.
  */
-#include "core.h"
+#include "core/core.h"
 
 #include <string.h>
 #ifdef __SSE2__

@@ -1,7 +1,7 @@
 /*
- * core_probe.h: where a value's k bits are, under each hash scheme, and the
- * functions that set and test them.  Part of core.h, which includes it; it
- * builds on core_base.h alone.
+ * core/probe.h: where a value's k bits are, under each hash scheme, and the
+ * functions that set and test them.  Part of core/core.h, which includes it; it
+ * builds on core/base.h alone.
  *
  * A bloom filter (Bloom 1970) represents a set of n values by an array of m
  * bits and k hash functions onto [0, m).  Adding a value sets its k bits; a
@@ -53,14 +53,14 @@
  * 0.01 and thousands of values or more, m >= 10^4) the floor is below 1% of
  * p, but it dominates tiny filters and very small p: bloom_empty(0.01, 1)
  * (10 bits) lets about 9% through, and a filter of 1,000 values at p = 1e-6
- * about 6e-6 (the self-sizing aggregate accounts for it, core_autosize.c).
+ * about 6e-6 (the self-sizing aggregate accounts for it, core/autosize.c).
  * It is part of scheme 1 and cannot change under it; a later scheme could
  * derive the probes from more hash bits.  The cubic term, at most 41664
  * for k = 64, is small beside the 2^64/m values that map to one bit, so
  * here it changes little; it is kept because it costs one addition and
  * makes the scheme the published one.
  *
- * Bit i is in byte i / 8 under mask 1 << (i % 8) (bloom.h), so a probe
+ * Bit i is in byte i / 8 under mask 1 << (i % 8) (core/format.h), so a probe
  * touches exactly one byte and needs no alignment: a datum with a short
  * varlena header is not aligned at all.
  *
@@ -83,12 +83,12 @@
  * first, so k <= 7 uses h2 alone), which leaves no coinciding-probe floor
  * like double hashing's above.  fmix64 is MurmurHash3's 64-bit finalizer, a
  * bijection.  What this costs in accuracy, and how blocked filters are
- * sized for it, is in core_shape.c.
+ * sized for it, is in core/shape.c.
  */
 #ifndef BLOOM_CORE_PROBE_H
 #define BLOOM_CORE_PROBE_H
 
-#include "core_base.h"
+#include "core/base.h"
 
 /* floor(x * m / 2^64): maps a uniform 64-bit x onto [0, m) without division. */
 static inline uint64_t

@@ -1,6 +1,6 @@
 /*
- * core_real.c: real arithmetic that gives the same bits on every machine
- * (core_real.h).
+ * core/real.c: real arithmetic that gives the same bits on every machine
+ * (core/real.h).
  *
  * Values are mantissa * 2^exponent with a 64-bit mantissa.  The basic
  * operations form the exact result in 128 bits (two uint64_t where there is
@@ -17,7 +17,7 @@
  * A series stops at the first term below 2^-68 of the sum; that depends on
  * the values only, so it stops at the same term everywhere.
  */
-#include "core_real.h"
+#include "core/real.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * core_real.h: real arithmetic that gives the same bits on every machine.
+ * core/real.h: real arithmetic that gives the same bits on every machine.
  *
  * A bf_real is a binary floating-point number with a 64-bit mantissa,
  * computed with integer operations only, so that x86-64, arm64, s390x and
@@ -7,7 +7,7 @@
  * whatever the compiler does with double arithmetic (fused multiply-add,
  * excess precision) and whatever the C library's log and exp return in
  * their last bit.  The core makes every sizing decision (m, k, scheme,
- * self-sizing) with it; see core_shape.c, "the same shape on every machine".
+ * self-sizing) with it; see core/shape.c, "the same shape on every machine".
  *
  * Every operation rounds its exact result to 64 bits (to nearest, ties away
  * from zero), so it is accurate to 2^-64 relative; log, log1p, exp, expm1

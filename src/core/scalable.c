@@ -1,5 +1,5 @@
 /*
- * core_scalable.c: scalable bloom filters, the stored form and its
+ * core/scalable.c: scalable bloom filters, the stored form and its
  * validator, the stage shapes, the text form, add and contains.
  *
  *
@@ -21,7 +21,7 @@
  * tightening r trades the first stage's size (p0 = p (1 - r) is smaller as
  * r nears 1) against the later stages' (ln(1/p_i) grows by ln(1/r) a stage).
  * Each stage is sized by bf_default_shape(p_i, n_i), as bloom_empty(p_i,
- * n_i) is (blocked when it is large), computed in bf_real (core_real.h) so
+ * n_i) is (blocked when it is large), computed in bf_real (core/real.h) so
  * that every machine finds the same shapes; p_i itself is computed in
  * bf_real and rounded once to a double.  Stage 0 of a filter made by
  * scalable_bloom_empty is the bloom filter bloom_empty(p0, n0) makes: a
@@ -72,11 +72,11 @@
  * is full, which the validator checks.
  *
  * One hash for every stage.  A value is hashed once and each stage maps the
- * same 128-bit hash onto its own m (core_probe.h).  Stages hold disjoint
+ * same 128-bit hash onto its own m (core/probe.h).  Stages hold disjoint
  * sets of values, hashed independently, so whether an absent value passes
  * stage i and whether it passes stage j are independent given the value's
  * hash; a value whose own probes are unusual (double hashing's coinciding
- * probes, core_probe.h) passes every stage more easily, a positive
+ * probes, core/probe.h) passes every stage more easily, a positive
  * correlation, which only makes the compound rate smaller than the sum the
  * bound above uses: the bound holds either way.  Measured on 1,000,000
  * absent values (sql/scalable_rate.sql) the compound rate stays below p.
@@ -94,15 +94,15 @@
  * the stored form
  * ---------------
  *
- * core_scalable.h has the layout: a 36-byte header, then each stage's
+ * core/scalable.h has the layout: a 36-byte header, then each stage's
  * 24-byte header and bit array.  Every field is little-endian, p and r
  * their IEEE-754 bits, so the bytes are the same on every machine, and the
  * binary form (send and recv) is the stored bytes.  THE LAYOUT OF FORMAT
  * VERSION 1 MUST NEVER CHANGE: a later one gets a new version number.
  * bf_scalable_parse is the one validator; every input path calls it.
  */
-#include "core_scalable.h"
-#include "core_autosize.h"
+#include "core/scalable.h"
+#include "core/autosize.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -633,7 +633,7 @@ bf_scalable_text_encode(const uint8_t *body, const bf_scalable_view *view, char 
 }
 
 /*
- * "<tag><decimal>:" at text[*pos], as core_codec.c's fields: at least one
+ * "<tag><decimal>:" at text[*pos], as core/codec.c's fields: at least one
  * digit, no leading zero, saturating at UINT64_MAX; the terminator is ':'
  * or, for the last field of a stage, any of terminators.
  */

@@ -1,8 +1,8 @@
 /*
- * core_scalable.h: scalable bloom filters (Almeida, Baquero, Preguica and
+ * core/scalable.h: scalable bloom filters (Almeida, Baquero, Preguica and
  * Hutchison 2007, "Scalable Bloom Filters"), plain C with no PostgreSQL
  * dependency: the stored form, its one validator, the stage shapes, the
- * text form, add and contains.  core_scalable.c has the design notes.
+ * text form, add and contains.  core/scalable.c has the design notes.
  *
  * A scalable filter is a sequence of ordinary filters, its stages.  Stage i
  * holds up to n_i = n0 * s^i values at false-positive rate
@@ -38,7 +38,7 @@
 #ifndef BLOOM_CORE_SCALABLE_H
 #define BLOOM_CORE_SCALABLE_H
 
-#include "core.h"
+#include "core/core.h"
 
 #define BF_SCALABLE_FORMAT_VERSION 1
 #define BF_SCALABLE_HEADER_BYTES 36
@@ -47,13 +47,13 @@
 
 /*
  * options: stage 0 was sized by scalable_bloom_agg for the values it holds
- * (core_autosize.c), not by bf_default_shape(p_0, n0): a scheme 1 shape of
- * the self-sizing k of p_0 or of p (core_scalable.c), with n0 its count.
+ * (core/autosize.c), not by bf_default_shape(p_0, n0): a scheme 1 shape of
+ * the self-sizing k of p_0 or of p (core/scalable.c), with n0 its count.
  */
 #define BF_SCALABLE_SELF_SIZED 0x01
 #define BF_SCALABLE_OPTIONS_KNOWN BF_SCALABLE_SELF_SIZED
 
-/* The defaults of scalable_bloom_empty(p, n0) (core_scalable.c says why). */
+/* The defaults of scalable_bloom_empty(p, n0) (core/scalable.c says why). */
 #define BF_SCALABLE_DEFAULT_GROWTH 2
 #define BF_SCALABLE_DEFAULT_TIGHTENING 0.8
 

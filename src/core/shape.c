@@ -1,5 +1,5 @@
 /*
- * core_shape.c: status messages, shape and header checks, and sizing: the
+ * core/shape.c: status messages, shape and header checks, and sizing: the
  * m and k of a new filter under either scheme.
  *
  *
@@ -34,14 +34,14 @@
  * more and one bit fewer.  Near the optimal k the two differ by a relative
  * O(k^2/m) (3e-5 for the example above), far below the sampling noise of any
  * measurement, so the classical formula is the one reported and the one the
- * unit tests hold the implementation to (core_estimate.c computes both).
+ * unit tests hold the implementation to (core/estimate.c computes both).
  *
  *
  * sizing blocked filters (scheme 2)
  * ---------------------------------
  *
  * Scheme 2 puts all k probes of a value in one block of 512 bits
- * (core_probe.h).  The price is accuracy: blocks get different numbers of
+ * (core/probe.h).  The price is accuracy: blocks get different numbers of
  * values (Poisson with mean lambda = n / (m/512)), and the fuller ones let
  * more through.  A block holding j values has each bit still zero with
  * probability q^j, q = (1 - 1/512)^k, so
@@ -80,7 +80,7 @@
  * (-ffloat-store, -ffp-contract=off): an extension is built with the
  * server's flags, and the C library would still differ.
  *
- * So every decision is made in bf_real (core_real.c): floating point with a
+ * So every decision is made in bf_real (core/real.c): floating point with a
  * 64-bit mantissa done with integer operations, with its own log, log1p,
  * exp, expm1 and sqrt, which gives the same bits everywhere, within a few
  * units of 2^-64 of the exact values.  The decisions are those of the
@@ -90,7 +90,7 @@
  * shape's bisection gives a guess that bf_real checks and corrects.
  * test/unit/test_shape.c pins shapes that lie within a few 1e-16 of a boundary.
  */
-#include "core.h"
+#include "core/core.h"
 
 #include <math.h>
 

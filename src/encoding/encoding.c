@@ -1,9 +1,9 @@
 /*
- * bloom_encoding.c: values to their canonical bytes, and to hashes.
+ * encoding/encoding.c: values to their canonical bytes, and to hashes.
  *
  * A filter only answers "was this value added?" correctly if a value is
  * turned into the same bytes every time, on every machine, by every release,
- * whoever is connected.  The hash (XXH3-128, bf_hash_bytes in core.h) is therefore taken
+ * whoever is connected.  The hash (XXH3-128, bf_hash_bytes in core/core.h) is therefore taken
  * of a canonical encoding of the value, chosen so that values SQL considers
  * equal across the common types hash equally:
  *
@@ -78,8 +78,8 @@
  */
 #include "postgres.h"
 
-#include "bloom_compat.h"
-#include "bloom_encoding.h"
+#include "compat.h"
+#include "encoding/encoding.h"
 
 #include <math.h>
 

@@ -1,12 +1,12 @@
 /*
- * bloom_encoding.h: values to hashes (bloom_encoding.c).
+ * encoding/encoding.h: values to hashes (encoding/encoding.c).
  *
  * An encoder is resolved once per call site from the value's type (domains
  * to their base type) and turns a non-NULL datum of that type into its
  * canonical bytes and then into a bf_hash.  How text reaches the hash
  * depends on the filter (its BLOOM_FLAG_TEXT_UTF8 flag) and on the database
  * encoding, so every hash takes the filter's flags; an add may set the flag
- * (bloom_encoding.c says when).
+ * (encoding/encoding.c says when).
  */
 #ifndef BLOOM_ENCODING_H
 #define BLOOM_ENCODING_H
@@ -18,8 +18,8 @@
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
-#include "bloom.h"
-#include "core.h"
+#include "core/format.h"
+#include "core/core.h"
 
 typedef enum BloomEncoding
 {
@@ -66,7 +66,7 @@ extern bool bloom_encoding_supported(Oid typid);
  * Which types hash alike: groups of types whose equal values (by the
  * equality operators PostgreSQL joins them with, across types too) have
  * equal canonical bytes, so that a filter of values of one type finds the
- * equal values of another.  bloom_encoding.c's table of types is the one
+ * equal values of another.  encoding/encoding.c's table of types is the one
  * place that says it; the automatic prefilter asks here, and the
  * documentation (reference.md, "What equal means to a filter") follows.
  */
@@ -98,7 +98,7 @@ extern bool bloom_flags_read_utf8(uint8 flags);
 
 /*
  * A value hashed once, as bloom_add would hash it into a new filter of this
- * database: the type bloom_hashed, made by bloom_value(x) (bloom_hashed.c).
+ * database: the type bloom_hashed, made by bloom_value(x) (types/bloom_hashed.c).
  * Its hash does not depend on the filter's shape or hash scheme, so one goes into any
  * filter that reads text as it was read (utf8_reading).  Aggregates over
  * bloom_value have no polymorphic argument, which Citus needs to split them.

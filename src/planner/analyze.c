@@ -1,14 +1,14 @@
 /*
- * bloom_analyze.c: statistics of bloom, counting_bloom and scalable_bloom
+ * planner/analyze.c: statistics of bloom, counting_bloom and scalable_bloom
  * columns, for the planner's estimate of a filter it cannot see
- * (bloom_initplan.c, bloom_selectivity.c): an InitPlan's filter, or a join
+ * (planner/initplan.c, planner/selectivity.c): an InitPlan's filter, or a join
  * to a table of filters.  Each filter is read as the estimates read it
- * (bloom_planner_filter.c).
+ * (planner/stored_filter.c).
  *
  * ANALYZE first gathers what it gathers for any type with an equality
  * operator (NULL fraction, width, distinct values and the most common
  * values; std_typanalyze), then reads the sampled filters one at a time and
- * keeps, in a slot of its own (BLOOM_STATISTIC_KIND, bloom_pg.h), the mean
+ * keeps, in a slot of its own (BLOOM_STATISTIC_KIND, types/types.h), the mean
  * and median estimated cardinality n* (Swamidass-Baldi), the mean current
  * false-positive rate, fill ratio and k.  Each filter is detoasted into a
  * context reset after it, so memory holds one filter at a time; when the
@@ -18,7 +18,7 @@
  */
 #include "postgres.h"
 
-#include "bloom_support.h"
+#include "planner/planner.h"
 
 #include <math.h>
 

@@ -1,5 +1,5 @@
 /*
- * bloom_initplan.c: the filter of bloom_contains((SELECT f FROM t ...), x),
+ * planner/initplan.c: the filter of bloom_contains((SELECT f FROM t ...), x),
  * which the planner sees only as a Param set by an InitPlan.
  *
  * An InitPlan, bloom_contains((SELECT f FROM t WHERE ...), x), is a Param
@@ -7,9 +7,9 @@
  * root->glob->subroots.  When that query is SELECT column FROM table
  * [WHERE column = constant ...] on a small table the user may read, the
  * planner reads the filter as the executor will and estimates as for a
- * known filter (bloom_selectivity.c).
+ * known filter (planner/selectivity.c).
  * Otherwise, when its output is a bloom column, that column's statistics
- * (bloom_analyze.c) stand for the filter: member = min(1, n* / D) with the
+ * (planner/analyze.c) stand for the filter: member = min(1, n* / D) with the
  * median n* of the sampled filters, and their mean rate for (X/m)^k.  A join
  * clause between a bloom column and a value column is estimated per pair of
  * rows the same way, with the mean n* and the filters' NULL fraction.
@@ -18,7 +18,7 @@
  */
 #include "postgres.h"
 
-#include "bloom_support.h"
+#include "planner/planner.h"
 
 #include "access/detoast.h"
 #include "access/table.h"
@@ -228,7 +228,7 @@ bloom_initplan_column(PlannerInfo *root, Param *param, PlannerInfo **subroot,
 /*
  * P(pass) for an InitPlan's filter: read it when the planner may
  * (bloom_peek_initplan_filter), or else take the median filter of the
- * column it comes from (bloom_analyze.c).  -1 when neither is known.
+ * column it comes from (planner/analyze.c).  -1 when neither is known.
  */
 double
 bloom_initplan_selectivity(PlannerInfo *root, VariableStatData *vardata, Oid funcid,

@@ -1,8 +1,8 @@
 /*
- * bloom_support.h: what the planner files share (bloom_support.c, the
- * support function, costs and the query-shape guard; bloom_selectivity.c,
- * the estimates; bloom_initplan.c, filters that come from an InitPlan;
- * bloom_planner_filter.c, a filter of any type as the estimates and ANALYZE
+ * planner/planner.h: what the planner files share (planner/support.c, the
+ * support function, costs and the query-shape guard; planner/selectivity.c,
+ * the estimates; planner/initplan.c, filters that come from an InitPlan;
+ * planner/stored_filter.c, a filter of any type as the estimates and ANALYZE
  * read it; the automatic prefilter, bloom_autoprefilter*.c).  Its declarations bring the
  * planner's nodes and selfuncs.h, which those files use too; each includes
  * the rest of what it uses itself.
@@ -10,7 +10,7 @@
 #ifndef BLOOM_SUPPORT_H
 #define BLOOM_SUPPORT_H
 
-#include "bloom_pg.h"
+#include "types/types.h"
 
 #include "nodes/pathnodes.h"
 #include "nodes/primnodes.h"
@@ -38,7 +38,7 @@ typedef enum BloomFilterKind
 extern BloomFilterKind bloom_filter_kind(Oid typid);
 
 /*
- * A filter of any kind as the estimates read it (bloom_planner_filter.c):
+ * A filter of any kind as the estimates read it (planner/stored_filter.c):
  * what it passes (bloom_planner_filter_contains), its current
  * false-positive rate and estimated cardinality n* (+Infinity when a
  * stage is saturated), its m and fill X/m (over all of a scalable filter's
@@ -86,7 +86,7 @@ extern double bloom_unseen_filter_selectivity(VariableStatData *value_vardata,
 											  double cardinality, double false_positive_rate);
 
 /*
- * The numbers of a bloom column's statistics slot (bloom_analyze.c), in
+ * The numbers of a bloom column's statistics slot (planner/analyze.c), in
  * numbers[BLOOM_STATISTIC_NUMBERS]; false when ANALYZE kept none.
  */
 extern bool bloom_filter_column_statistics(VariableStatData *vardata, double *numbers);

@@ -1,5 +1,5 @@
 /*
- * bloom_selectivity.c: how many rows pass bloom_contains, bloom_contained_by,
+ * planner/selectivity.c: how many rows pass bloom_contains, bloom_contained_by,
  * @> and <@: restriction and join clauses.
  *
  * Selectivity.  A row passes "filter contains value" when its value is one
@@ -40,7 +40,7 @@
  */
 #include "postgres.h"
 
-#include "bloom_support.h"
+#include "planner/planner.h"
 
 #include "access/htup_details.h"
 #include "catalog/pg_statistic.h"
@@ -210,7 +210,7 @@ bloom_unseen_filter_selectivity(VariableStatData *value_vardata, double cardinal
 }
 
 /*
- * The numbers of a bloom column's statistics slot (bloom_analyze.c), in
+ * The numbers of a bloom column's statistics slot (planner/analyze.c), in
  * numbers[BLOOM_STATISTIC_NUMBERS]; false when ANALYZE kept none.
  */
 bool
@@ -311,7 +311,7 @@ bloom_restriction_selectivity(PlannerInfo *root, Oid funcid, List *args,
 /*
  * The selectivity of the join clause funcid(args) between a column of
  * filters and a column of values, per pair of rows, from both columns'
- * statistics: the mean filter of the column (bloom_analyze.c), NULL filters
+ * statistics: the mean filter of the column (planner/analyze.c), NULL filters
  * and NULL values never passing.  -1 when it is not of that form or the
  * filter column has no statistics.
  */

@@ -1,11 +1,11 @@
 /*
- * bloom_planner_filter.c: a filter of any of the three types (bloom,
+ * planner/stored_filter.c: a filter of any of the three types (bloom,
  * counting_bloom, scalable_bloom) as the planner's estimates
- * (bloom_selectivity.c, bloom_initplan.c, bloom_support.c) and ANALYZE
- * (bloom_analyze.c) read it: which values it passes, its current
+ * (planner/selectivity.c, planner/initplan.c, planner/support.c) and ANALYZE
+ * (planner/analyze.c) read it: which values it passes, its current
  * false-positive rate and its estimated cardinality n*.
  *
- * The three share one estimate, the one bloom_selectivity.c describes; only
+ * The three share one estimate, the one planner/selectivity.c describes; only
  * these numbers differ:
  *
  *   - bloom: its bits, (X/m)^k (bf_filter_false_positive_rate) and
@@ -22,9 +22,9 @@
  */
 #include "postgres.h"
 
-#include "bloom_counting.h"
-#include "bloom_scalable.h"
-#include "bloom_support.h"
+#include "types/counting_bloom/counting_bloom.h"
+#include "types/scalable_bloom/scalable_bloom.h"
+#include "planner/planner.h"
 
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"

@@ -1,7 +1,7 @@
 /*
- * bloom_support.c: planner support for bloom_contains, bloom_contained_by
+ * planner/support.c: planner support for bloom_contains, bloom_contained_by
  * and the @> and <@ operators: the support function, and what a call costs.
- * How many rows pass is in bloom_selectivity.c and bloom_initplan.c.  Also
+ * How many rows pass is in planner/selectivity.c and planner/initplan.c.  Also
  * the query-shape guard that the planner files share.
  *
  * Cost.  A call hashes the value and reads k bits.  The reads are random
@@ -12,7 +12,7 @@
  */
 #include "postgres.h"
 
-#include "bloom_support.h"
+#include "planner/planner.h"
 
 #include "access/detoast.h"
 #include "nodes/supportnodes.h"
@@ -24,7 +24,7 @@
  * value and reading k bits of a filter in the CPU cache, plus
  * BLOOM_COST_CACHE_MISS times the chance that a bit is not in a cache of
  * BLOOM_COST_CACHE_BYTES, 1 - cache / bytes.  The k reads are issued
- * together (core_probe.h), so their misses overlap and the cost hardly
+ * together (core/probe.h), so their misses overlap and the cost hardly
  * depends on k.  A filter whose size is not known at plan time is costed as
  * one of BLOOM_COST_UNKNOWN_BYTES, the bench's filter of 1,000,000 values at
  * 1%.
@@ -150,7 +150,7 @@ bloom_contains_join_selectivity(PG_FUNCTION_ARGS)
 /*
  * Whether query is a SELECT that does none of refused (BLOOM_SELECT_*): the
  * one place that reads a Query's clauses for the InitPlan reader
- * (bloom_initplan.c) and the automatic prefilter, each of which names what
+ * (planner/initplan.c) and the automatic prefilter, each of which names what
  * would change the rows it reads or reruns.
  */
 bool

@@ -1,5 +1,5 @@
 /*
- * bloom_autoprefilter_build.c: the qual an automatic prefilter adds,
+ * prefilter/build.c: the qual an automatic prefilter adds,
  *
  *     bloom_contains((SELECT bloom_auto_prefilter(bloom_agg(key, rate))
  *                     FROM <source>), foreign_key)
@@ -11,7 +11,7 @@
  */
 #include "postgres.h"
 
-#include "bloom_autoprefilter.h"
+#include "prefilter/prefilter.h"
 
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_type.h"

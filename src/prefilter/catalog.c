@@ -1,5 +1,5 @@
 /*
- * bloom_autoprefilter_catalog.c: what the automatic prefilter reads from the
+ * prefilter/catalog.c: what the automatic prefilter reads from the
  * catalogs: the extension's objects the added qual calls and the foreign
  * servers that ship the filter (cached for the session), the estimates of
  * both sides, and whether a prefilter pays.
@@ -20,7 +20,7 @@
  */
 #include "postgres.h"
 
-#include "bloom_autoprefilter.h"
+#include "prefilter/prefilter.h"
 
 #include "access/htup_details.h"
 #include "catalog/pg_class.h"

@@ -1,6 +1,6 @@
 /*
- * bloom_autoprefilter_joins.c: recognising the joins an automatic prefilter
- * may be added to (bloom_autoprefilter.c has the rules and why they keep
+ * prefilter/joins.c: recognising the joins an automatic prefilter
+ * may be added to (prefilter/prefilter.c has the rules and why they keep
  * the result): the walk over a SELECT, its sub-selects in FROM and WITH,
  * and its join tree; for each qual list, the equalities between a column of
  * a foreign table and a key of one local table, IN and = ANY sub-selects,
@@ -8,7 +8,7 @@
  */
 #include "postgres.h"
 
-#include "bloom_autoprefilter.h"
+#include "prefilter/prefilter.h"
 
 #include "catalog/pg_class.h"
 #include "miscadmin.h"

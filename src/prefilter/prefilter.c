@@ -1,5 +1,5 @@
 /*
- * bloom_autoprefilter.c: bloomfilter.auto_prefilter, semi-join prefilters
+ * prefilter/prefilter.c: bloomfilter.auto_prefilter, semi-join prefilters
  * that the planner adds by itself to joins with postgres_fdw tables.
  *
  * Written by hand, a prefilter is a qual on the foreign table F,
@@ -52,13 +52,13 @@
  * Anything else leaves the Query untouched, so the plan is the one the
  * setting off gives.
  *
- * This file has the hook and its settings; bloom_autoprefilter.h names the
+ * This file has the hook and its settings; prefilter/prefilter.h names the
  * files of the other jobs (the catalog and the estimates, the equalities a
  * filter honours, recognising joins, building the qual).
  */
 #include "postgres.h"
 
-#include "bloom_autoprefilter.h"
+#include "prefilter/prefilter.h"
 
 #include "miscadmin.h"
 #include "optimizer/planner.h"

@@ -1,25 +1,25 @@
 /*
- * bloom_autoprefilter.h: what the files of the automatic prefilter share,
+ * prefilter/prefilter.h: what the files of the automatic prefilter share,
  * and no other file uses.
  *
- *   bloom_autoprefilter.c          the hook, its settings, and why the
+ *   prefilter/prefilter.c          the hook, its settings, and why the
  *                                  result cannot change
- *   bloom_autoprefilter_catalog.c  the extension's objects and the foreign
+ *   prefilter/catalog.c  the extension's objects and the foreign
  *                                  servers (cached), the estimates, and
  *                                  whether a prefilter pays
- *   bloom_autoprefilter_types.c    which equalities a filter honours
- *   bloom_autoprefilter_joins.c    recognising joins: the walk over the
+ *   prefilter/types.c    which equalities a filter honours
+ *   prefilter/joins.c    recognising joins: the walk over the
  *                                  query, join clauses, IN and EXISTS
- *   bloom_autoprefilter_build.c    building the sub-select and the qual
+ *   prefilter/build.c    building the sub-select and the qual
  */
 #ifndef BLOOM_AUTOPREFILTER_H
 #define BLOOM_AUTOPREFILTER_H
 
-#include "bloom_support.h"
+#include "planner/planner.h"
 
 #include "nodes/parsenodes.h"
 
-/* The settings (bloom_autoprefilter.c). */
+/* The settings (prefilter/prefilter.c). */
 extern int	prefilter_max_keys;
 extern int	prefilter_unanalyzed_max_keys;
 extern double prefilter_min_ratio;
@@ -56,7 +56,7 @@ typedef struct PrefilterSource
 	double		keys;			/* estimated distinct keys */
 } PrefilterSource;
 
-/* ---- the catalog and the estimates (bloom_autoprefilter_catalog.c) ---- */
+/* ---- the catalog and the estimates (prefilter/catalog.c) ---- */
 
 /* The session's catalog cache, and its invalidation callbacks (from _PG_init). */
 extern PrefilterCatalog *prefilter_catalog(void);
@@ -93,7 +93,7 @@ extern void prefilter_estimate_keys(PrefilterCatalog *cat, PrefilterSource *sour
  */
 extern bool prefilter_pays(double keys, double remote_rows, Oid foreign_relid);
 
-/* ---- which equalities a filter honours (bloom_autoprefilter_types.c) ---- */
+/* ---- which equalities a filter honours (prefilter/types.c) ---- */
 
 /* The expression under the casts that lose nothing. */
 extern Expr *prefilter_strip_casts(Expr *expr);
@@ -101,12 +101,12 @@ extern Expr *prefilter_strip_casts(Expr *expr);
 /* Whether opno, between these two expressions, is an equality a filter honours. */
 extern bool prefilter_equality(Oid opno, Oid collation, Node *left, Node *right);
 
-/* ---- recognising joins (bloom_autoprefilter_joins.c) ---- */
+/* ---- recognising joins (prefilter/joins.c) ---- */
 
 /* Add prefilters to a SELECT and to the SELECTs in its FROM and WITH. */
 extern void prefilter_query(PrefilterCatalog *cat, Query *query, int depth);
 
-/* ---- building the qual (bloom_autoprefilter_build.c) ---- */
+/* ---- building the qual (prefilter/build.c) ---- */
 
 /* bloom_contains(<the filter>, foreign_key), if it should pay; else NULL. */
 extern Node *prefilter_qual(PrefilterCatalog *cat, PrefilterSource *source,

@@ -1,15 +1,15 @@
 /*
- * bloom_autoprefilter_types.c: which equalities a filter honours, for the
+ * prefilter/types.c: which equalities a filter honours, for the
  * automatic prefilter.  An equality L.a = F.b may get a prefilter only when
  * every pair of equal values hashes alike: its operator is a hash- or
  * merge-joinable equality, its collation (for text) is deterministic, and
  * the two types, under the casts that lose nothing, hash alike.  Which
  * types hash alike is the encoder's to say (bloom_encoding_group,
- * bloom_types_hash_alike in bloom_encoding.c); this file only asks.
+ * bloom_types_hash_alike in encoding/encoding.c); this file only asks.
  */
 #include "postgres.h"
 
-#include "bloom_autoprefilter.h"
+#include "prefilter/prefilter.h"
 
 #include "nodes/nodeFuncs.h"
 #include "utils/lsyscache.h"

@@ -1,5 +1,5 @@
 /*
- * bloom_hashed.c: the type bloom_hashed, a value hashed once, and the
+ * types/bloom_hashed.c: the type bloom_hashed, a value hashed once, and the
  * function bloom_value(anyelement) that makes one (a function named after
  * its type would be taken for a cast from text).
  *
@@ -8,7 +8,7 @@
  * arguments: it refuses a polymorphic one (worker_partial_agg "could not
  * confirm type correctness").  bloom_agg(bloom_value(x), ...) has none: the
  * workers hash the values next to the rows, and the aggregate adds the
- * hashes.  The hash is the one bloom_add takes (bloom_encoding.c), so the
+ * hashes.  The hash is the one bloom_add takes (encoding/encoding.c), so the
  * filter is bit for bit the one bloom_agg(x, ...) builds.
  *
  * Binary form (send, recv), which the text form spells in hex after
@@ -18,7 +18,7 @@
  *     0       1     version        BLOOM_HASHED_VERSION
  *     1       1     flags          the BLOOM_FLAG_* that adding the value sets
  *     2       1     utf8_reading   1: text was read as UTF-8; 0: as the bytes
- *                                  of the database encoding (bloom_encoding.c)
+ *                                  of the database encoding (encoding/encoding.c)
  *     3       8     h1             little-endian
  *     11      8     h2             little-endian
  *
@@ -26,7 +26,7 @@
  */
 #include "postgres.h"
 
-#include "bloom_pg.h"
+#include "types/types.h"
 
 #include "libpq/pqformat.h"
 

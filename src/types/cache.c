@@ -1,18 +1,18 @@
 /*
- * bloom_cache.c: the per-call-site cache in flinfo->fn_extra (BloomCallCache,
- * bloom_pg.h).  A stored filter argument (bloom or counting_bloom, by its
+ * types/cache.c: the per-call-site cache in flinfo->fn_extra (BloomCallCache,
+ * types/types.h).  A stored filter argument (bloom or counting_bloom, by its
  * BloomLayout, or scalable_bloom) is detoasted once and kept, keyed by its
- * toast pointer, or read by slices (bloom_slice.c) while that is cheaper;
+ * toast pointer, or read by slices (types/slice.c) while that is cheaper;
  * the filters a call site saw before are kept aside as spares.  The encoder
  * of the value argument is kept there too.  The fast paths are inline in
- * bloom_pg.h and bloom_counting.h (bloom_getarg, bloom_getarg_lookup,
+ * types/types.h and types/counting_bloom/counting_bloom.h (bloom_getarg, bloom_getarg_lookup,
  * counting_getarg, counting_getarg_lookup, bloom_call_encoder) and in
- * bloom_scalable.c; these are their slow paths.
+ * types/scalable_bloom/scalable_bloom.c; these are their slow paths.
  */
 #include "postgres.h"
 
-#include "bloom_pg.h"
-#include "bloom_scalable.h"
+#include "types/types.h"
+#include "types/scalable_bloom/scalable_bloom.h"
 
 #include "access/detoast.h"
 #include "utils/memutils.h"

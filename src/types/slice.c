@@ -1,5 +1,5 @@
 /*
- * bloom_slice.c: membership tests on a stored filter that read only the
+ * types/slice.c: membership tests on a stored filter that read only the
  * TOAST chunks they need.
  *
  * A filter stored in a table (STORAGE external, the type's default) lives
@@ -20,9 +20,9 @@
  * Bit arrays and counter arrays
  * -----------------------------
  *
- * A counting filter (core_counting.h) is stored the same way, with 4-bit
+ * A counting filter (core/counting.h) is stored the same way, with 4-bit
  * counters for bits: position i is in byte i * b / 8 of the array for b
- * bits a position (1 or 4, BloomLayout in bloom_pg.h, which also names the
+ * bits a position (1 or 4, BloomLayout in types/types.h, which also names the
  * type's header check, length rule and block test), so the same reads
  * serve both: a scheme 2 block is 64 or 256 bytes, and a scheme 1 probe
  * tests its bit or its counter for zero.  In a stored 4.8 MB counting
@@ -37,7 +37,7 @@
  * Scalable filters
  * ----------------
  *
- * A scalable filter (core_scalable.h) is a 36-byte header and its stages,
+ * A scalable filter (core/scalable.h) is a 36-byte header and its stages,
  * each a 24-byte stage header and a bit array.  The slice lookup reads the
  * header and stage 0's header in one slice; the parameters then give every
  * later stage's shape, so every stage's offset, and the total is checked
@@ -59,7 +59,7 @@
  * A call site that tests many values against the same stored filter (the
  * semi-join prefilter: one filter from an InitPlan, millions of rows) is
  * served best by detoasting once and testing in memory (the per-call-site
- * cache, bloom_cache.c), and a point lookup by slices.  Which one a call site
+ * cache, types/cache.c), and a point lookup by slices.  Which one a call site
  * is does not show on its first call, so it rents before it buys: each
  * filter a call site sees is read by slices for a few index scans, at most
  * BLOOM_SLICE_SCANS_MAX and never more than detoasting it whole would cost,
@@ -94,8 +94,8 @@
  */
 #include "postgres.h"
 
-#include "bloom_pg.h"
-#include "bloom_scalable.h"
+#include "types/types.h"
+#include "types/scalable_bloom/scalable_bloom.h"
 
 #include "access/detoast.h"
 #include "access/heaptoast.h"

@@ -1,24 +1,24 @@
 /*
- * bloom_pg.h: what the SQL-callable files share.
+ * types/types.h: what the SQL-callable files share.
  *
  * Data flows one way: an SQL argument becomes a BloomView (read in place, or
  * detoasted once and cached per call site), a value becomes its canonical
- * bytes and then a bf_hash (BloomEncoder, bloom_encoding.h), and the core
+ * bytes and then a bf_hash (BloomEncoder, encoding/encoding.h), and the core
  * does the rest.
  */
 #ifndef BLOOM_PG_H
 #define BLOOM_PG_H
 
-#include "bloom_compat.h"
+#include "compat.h"
 
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "nodes/primnodes.h"
 #include "port/pg_bswap.h"
 
-#include "bloom.h"
-#include "bloom_encoding.h"
-#include "core.h"
+#include "core/format.h"
+#include "encoding/encoding.h"
+#include "core/core.h"
 
 /* A filter as the SQL layer reads it: its header and where its bits are. */
 typedef struct BloomView
@@ -50,7 +50,7 @@ extern bf_status bloom_view_datum_status(Datum datum, BloomView *view);
 extern void bloom_view_bytes(const uint8 *body, size_t length, BloomView *view);
 
 /*
- * Statistics of a bloom column (bloom_analyze.c): ANALYZE keeps, in a
+ * Statistics of a bloom column (planner/analyze.c): ANALYZE keeps, in a
  * pg_statistic slot of kind BLOOM_STATISTIC_KIND, stanumbers describing the
  * sampled non-NULL filters, indexed as below.  PostgreSQL reserves no range
  * of kinds for extensions in general; pg_statistic.h says private use may
@@ -114,13 +114,13 @@ extern BloomFilter *bloom_copy_state(const BloomView *view);
 
 /*
  * If datum is an aggregate's state in memory (an expanded object,
- * bloom_agg.c), a view of its filter, read in place; false otherwise.
+ * agg/bloom_agg.c), a view of its filter, read in place; false otherwise.
  */
 extern bool bloom_agg_object_view(Datum datum, BloomView *view);
 
 /*
  * The shape (m, k, hash scheme, flags) that shape text gives: the text form
- * of a filter up to its bits, as bloom_shape() writes it (bloom_construct.c).
+ * of a filter up to its bits, as bloom_shape() writes it (types/bloom/construct.c).
  * ERROR 22P02, naming function, for anything else.
  */
 extern void bloom_parse_shape(const char *function, const char *text, size_t length,
@@ -148,7 +148,7 @@ extern void bloom_raise_shape_error(bf_status status, const char *operation,
 									uint64 m, int64 k, double p, int64 n);
 
 /*
- * Set operations (bloom_setops.c), the one path for the functions, the
+ * Set operations (types/bloom/setops.c), the one path for the functions, the
  * operators and the aggregates: fold input into result by bitwise OR
  * (union) or AND (intersection), in place, and return result; when result
  * is NULL, return a copy of input in CurrentMemoryContext.  ERROR 22023,
@@ -173,7 +173,7 @@ pg_noreturn extern void bloom_raise_invalid_binary(const char *type_name, const 
 extern void bloom_raise_invalid_value(const char *type_name, bf_status status);
 
 /*
- * The input helpers every filter type's I/O shares (bloom_io.c).
+ * The input helpers every filter type's I/O shares (types/bloom/io.c).
  * bloom_input_status: true for BF_OK; else it reports invalid input syntax
  * for type type_name, with status for the detail, as an ERROR or, where the
  * caller asked for one (pg_input_is_valid), a soft error, and returns
@@ -188,14 +188,14 @@ extern const uint8 *bloom_recv_take(StringInfo buf, const char *type_name, bf_st
 									size_t *length);
 extern bytea *bloom_send_view(const BloomView *view);
 
-/* The type's input function (bloom_io.c), by which the type is recognized. */
+/* The type's input function (types/bloom/io.c), by which the type is recognized. */
 extern PGDLLEXPORT Datum bloom_in(PG_FUNCTION_ARGS);
 
 /*
- * Per-call-site cache kept in flinfo->fn_extra (bloom_cache.c), for bloom
+ * Per-call-site cache kept in flinfo->fn_extra (types/cache.c), for bloom
  * and counting_bloom filters (a call site's filter arguments are all of one
  * type, so its entries are never mixed).  A stored filter that the
- * membership tests read by slices (bloom_slice.c) has its checked header
+ * membership tests read by slices (types/slice.c) has its checked header
  * here and no value until it is detoasted whole.
  */
 typedef struct BloomArgCache
@@ -207,11 +207,11 @@ typedef struct BloomArgCache
 	void	   *allocation;		/* the chunk value lies in (what to pfree) */
 	BloomView	view;			/* bits NULL while sliced */
 	uint32		slice_scans;	/* TOAST index scans its slices took so far */
-	/* a counting filter's membership tests (bloom_counting.h, counting_getarg_lookup) */
+	/* a counting filter's membership tests (types/counting_bloom/counting_bloom.h, counting_getarg_lookup) */
 	bool		counting_bits;	/* view is the bloom filter of its counters */
 	uint64		counting_lookups;	/* tests made on its counters so far */
 	/*
-	 * a scalable filter's stages (bloom_scalable.c, scalable_getarg), in
+	 * a scalable filter's stages (types/scalable_bloom/scalable_bloom.c, scalable_getarg), in
 	 * fn_mcxt; while sliced, their shapes only (bloom_cache_lookup_scalable)
 	 */
 	struct bf_scalable_view *scalable;
@@ -235,12 +235,12 @@ typedef struct BloomCallCache
 	BloomEncoder *encoder;
 	int			encoder_argno;
 	Oid			encoder_typid;
-	/* the bloom_hashed bloom_agg's last request and its shape (bloom_agg.c) */
+	/* the bloom_hashed bloom_agg's last request and its shape (agg/bloom_agg.c) */
 	bool		request_valid;
 	double		request_p;
 	int64		request_n;
 	BloomHeader request_shape;
-	/* bloom_agg_shaped's shape argument, as text and parsed (bloom_agg.c) */
+	/* bloom_agg_shaped's shape argument, as text and parsed (agg/bloom_agg.c) */
 	Size		shape_length;	/* 0: none kept (no shape is empty) */
 	char		shape_text[64];
 	BloomHeader shape;
@@ -252,10 +252,10 @@ extern BloomCallCache *bloom_call_cache(FunctionCallInfo fcinfo);
 extern void bloom_cache_release(BloomArgCache *entry);
 
 /*
- * What the cache and the slices (bloom_slice.c) need to know of a filter
+ * What the cache and the slices (types/slice.c) need to know of a filter
  * type whose stored form is bloom's header and then an array of m
  * positions: a bit each (bloom), or a 4-bit counter each (counting_bloom,
- * core_counting.h), position i in byte i * position_bits / 8.  Its checks
+ * core/counting.h), position i in byte i * position_bits / 8.  Its checks
  * are those of view_datum, the one way a value of the type is opened:
  * check_header, the array's length (payload_bytes, length_error when it
  * does not match) and type_name in the ERROR XX001 of a damaged value.
@@ -276,7 +276,7 @@ typedef struct BloomLayout
 /* The most bits a position of a BloomLayout takes: a counter's. */
 #define BLOOM_LAYOUT_POSITION_BITS_MAX 4
 
-/* bloom's layout (bloom_cache.c). */
+/* bloom's layout (types/cache.c). */
 extern const BloomLayout bloom_layout;
 
 /*
@@ -288,14 +288,14 @@ extern const BloomLayout bloom_layout;
  * uncompressed filter the call site has not tested often enough to pay for
  * detoasting is read by slices: the entry is then not valid, view->bits is
  * NULL, the header is checked, and bloom_lookup_slices tests a value
- * (bloom_slice.c explains when the call site switches).
+ * (types/slice.c explains when the call site switches).
  */
 extern BloomArgCache *bloom_cache_fetch(FunctionCallInfo fcinfo, int argno,
 										const BloomLayout *layout, BloomView *view);
 extern BloomArgCache *bloom_cache_lookup(FunctionCallInfo fcinfo, int argno,
 										 const BloomLayout *layout, BloomView *view);
 
-/* The slow paths of the three functions below (bloom_cache.c). */
+/* The slow paths of the three functions below (types/cache.c). */
 extern void bloom_getarg_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view);
 extern bool bloom_getarg_lookup_fetch(FunctionCallInfo fcinfo, int argno, BloomView *view);
 extern BloomEncoder *bloom_call_encoder_resolve(FunctionCallInfo fcinfo, int argno);
@@ -371,7 +371,7 @@ extern bool bloom_lookup_slices(FunctionCallInfo fcinfo, int argno, const BloomL
 								const BloomView *view, bf_hash hash);
 
 /*
- * Slices of a stored, uncompressed filter (bloom_slice.c).  The budget is
+ * Slices of a stored, uncompressed filter (types/slice.c).  The budget is
  * how many TOAST index scans slices of a value may take before detoasting
  * it whole is cheaper; bloom_slice_view reads and checks its header (view
  * bits NULL), ERROR XX001 when damaged; bloom_slice_contains tests a value,
@@ -417,13 +417,13 @@ bloom_hash_argument(FunctionCallInfo fcinfo, int value_argno, const BloomView *v
 /*
  * bloom_lookup_slices of the value in argument value_argno, out of line so
  * that the per-row contains paths of bloom and counting_bloom carry nothing
- * of it (bloom_element.c).
+ * of it (types/bloom/element.c).
  */
 extern bool bloom_test_slices(FunctionCallInfo fcinfo, int filter_argno, int value_argno,
 							  const BloomLayout *layout, const BloomView *view);
 
 /*
- * Equality and hashing of whole filters (bloom_compare.c), shared by every
+ * Equality and hashing of whole filters (types/bloom/compare.c), shared by every
  * filter type's = and hash operator class.  bloom_views_equal: the same m,
  * k, hash scheme, bits (or counters) and, when compare_flags, flags.
  * bloom_hash_view: XXH3-64 with the seed of what bloom_views_equal
@@ -454,7 +454,7 @@ typedef struct BloomArrayFold
 } BloomArrayFold;
 
 /*
- * The body of bloom_add_all and its kin (bloom_element.c): the filter in
+ * The body of bloom_add_all and its kin (types/bloom/element.c): the filter in
  * argument 0 with the non-NULL elements of the array in argument 1 hashed
  * in turn and handed to fold, what hashing one allocates freed before the
  * next.  A NULL filter gives NULL; a NULL array, one with only NULL
@@ -464,7 +464,7 @@ extern Datum bloom_array_fold(FunctionCallInfo fcinfo, const BloomArrayFold *fol
 
 /*
  * bloomfilter.auto_prefilter and its settings, and the planner hook that
- * adds the prefilters (bloom_autoprefilter.c); called by _PG_init.
+ * adds the prefilters (prefilter/prefilter.c); called by _PG_init.
  */
 extern void bloom_auto_prefilter_init(void);
 

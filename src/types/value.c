@@ -1,11 +1,11 @@
 /*
- * bloom_pg.c: module set-up and what the SQL-callable files share: reading
+ * types/value.c: module set-up and what the SQL-callable files share: reading
  * filter values (the per-call-site cache of filter arguments is
- * bloom_cache.c), allocating filters, and the shape errors.
+ * types/cache.c), allocating filters, and the shape errors.
  */
 #include "postgres.h"
 
-#include "bloom_pg.h"
+#include "types/types.h"
 
 #include "miscadmin.h"
 #include "utils/memutils.h"
@@ -71,7 +71,7 @@ bloom_view_datum_status(Datum datum, BloomView *view)
 	 */
 	struct varlena *value;
 
-	/* an aggregate's state, read in place (bloom_agg.c) */
+	/* an aggregate's state, read in place (agg/bloom_agg.c) */
 	if (VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(datum)) && bloom_agg_object_view(datum, view))
 		return BF_OK;
 	value = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(datum));

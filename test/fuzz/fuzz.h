@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core.h"
+#include "core/core.h"
 
 #define FUZZ_ASSERT(cond) \
 	do { \
@@ -71,7 +71,7 @@ fuzz_padding_is_zero(uint64_t m, const uint8_t *bits, size_t nbytes)
 }
 
 /*
- * Decode the text form exactly as bloom_decode_text (src/bloom_io.c) does:
+ * Decode the text form exactly as bloom_decode_text (src/types/bloom/io.c) does:
  * header, then the length the header implies, and only then allocate and
  * decode the bits.  On BF_OK *bits is a new array of
  * bloom_payload_bytes(header->m) bytes, which the caller frees.

@@ -1,9 +1,9 @@
 /*
  * fuzz_counting.c: libFuzzer harness for the counting filter's forms and
- * operations (core_counting.c).
+ * operations (core/counting.c).
  *
  * The input is tried as a text form and as a binary form, each decoded as
- * src/bloom_counting_io.c does.  Whatever decodes is canonical (encodes
+ * src/types/counting_bloom/io.c does.  Whatever decodes is canonical (encodes
  * back to exactly the input), has zero padding counters (checked here
  * nibble by nibble, apart from the validator under test), goes through the
  * other form and back unchanged, and obeys the operations' laws: adding a
@@ -13,7 +13,7 @@
  * non-zero.
  */
 #include "fuzz.h"
-#include "core_counting.h"
+#include "core/counting.h"
 
 static bool
 padding_counters_zero(uint64_t m, const uint8_t *counters, size_t nbytes)

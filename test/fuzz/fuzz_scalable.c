@@ -1,5 +1,5 @@
 /*
- * fuzz_scalable.c: libFuzzer harness for scalable filters (core_scalable.c):
+ * fuzz_scalable.c: libFuzzer harness for scalable filters (core/scalable.c):
  * the validator, the text form and adding.
  *
  * The first byte chooses what the rest is.  0: a text form, which must
@@ -11,7 +11,7 @@
  */
 #include "fuzz.h"
 
-#include "core_scalable.h"
+#include "core/scalable.h"
 
 /* Largest body an add may grow to here: the shapes come from the input. */
 #define FUZZ_SCALABLE_MAX_BODY ((uint64_t) 1 << 20)

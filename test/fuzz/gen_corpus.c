@@ -18,9 +18,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core.h"
-#include "core_scalable.h"
-#include "core_counting.h"
+#include "core/core.h"
+#include "core/scalable.h"
+#include "core/counting.h"
 
 static const char *outdir;
 

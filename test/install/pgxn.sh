@@ -69,7 +69,7 @@ else
 fi
 
 # What git does not hold stays out: build products, and uncommitted changes.
-touch "$clone/src/core_shape.o" "$clone/src/core_shape.bc" "$clone/bloomfilter.so"
+touch "$clone/src/core/shape.o" "$clone/src/core/shape.bc" "$clone/bloomfilter.so"
 mkdir "$clone/results" "$clone/tmp_check"
 echo x >"$clone/results/setup.out"
 echo x >"$clone/tmp_check/x"

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core.h"
+#include "core/core.h"
 
 /* ---- registration ---- */
 
@@ -104,7 +104,7 @@ extern uint64_t bits_digest(const uint8_t *bits, uint64_t m);
 extern uint8_t *build_filter(uint64_t m, uint32_t k, uint8_t scheme, int64_t first,
 							 int64_t n, bool pipelined);
 
-/* m = 18, k = 3, scheme 1: the example of core.h */
+/* m = 18, k = 3, scheme 1: the example of core/core.h */
 extern const BloomHeader valid_header;
 
 /* The golden hash vectors (harness.c says how they were computed). */

@@ -6,7 +6,7 @@
  */
 #include "harness.h"
 
-#include "core_autosize.h"
+#include "core/autosize.h"
 
 /* hashes of the int8 values first .. first + n - 1 */
 static void

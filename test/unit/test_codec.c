@@ -277,7 +277,7 @@ text_encode(const BloomHeader *header, const uint8_t *bits)
 
 UNIT_TEST(text_form)
 {
-	/* the example from core.h, and a golden filter holding the four golden values */
+	/* the example from core/core.h, and a golden filter holding the four golden values */
 	{
 		uint8_t		zero[8] = {0};
 		char	   *text = text_encode(&valid_header, zero);

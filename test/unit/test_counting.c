@@ -1,12 +1,12 @@
 /*
- * test_counting.c: unit tests of counting filters (core_counting.c): the
+ * test_counting.c: unit tests of counting filters (core/counting.c): the
  * positions are bloom's, add and remove are exact while nothing saturates,
  * saturated counters stay, removing an absent value changes nothing, the
  * whole-array kernels, and the text and binary forms with every rule a
  * decoder must enforce.
  */
 #include "harness.h"
-#include "core_counting.h"
+#include "core/counting.h"
 
 static uint8_t *
 new_counters(uint64_t m)
@@ -196,7 +196,7 @@ UNIT_TEST(counting_remove_absent)
 
 /*
  * h2 = 0 under scheme 1 and a small m put all k probes on one position
- * (core_probe.h): each probe counts, and a counter brought to zero by an
+ * (core/probe.h): each probe counts, and a counter brought to zero by an
  * earlier probe of the same value proves it absent.
  */
 UNIT_TEST(counting_repeated_position)

@@ -349,7 +349,7 @@ UNIT_TEST(golden_filters)
  * own add (bf_add_hash, bf_block_set); bf_contains, the branch-free test
  * the executor and the planner share, and the scheme's own (bf_contains_hash,
  * bf_block_test); the adder, pipelined and direct.  bf_probe_positions is
- * in turn held to the formulas written out here (core_probe.h).  contains
+ * in turn held to the formulas written out here (core/probe.h).  contains
  * must read every probe: with all bits set but one of the value's, it says
  * absent.
  */

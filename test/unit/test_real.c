@@ -3,7 +3,7 @@
  * that makes every sizing decision the same on every machine.
  */
 #include "harness.h"
-#include "core_real.h"
+#include "core/real.h"
 
 static bf_real
 real_of(double hi, double lo)

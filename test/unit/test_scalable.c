@@ -1,5 +1,5 @@
 /*
- * test_scalable.c: unit tests of scalable filters (core_scalable.c): stage
+ * test_scalable.c: unit tests of scalable filters (core/scalable.c): stage
  * shapes and rates, the parameter rules, add and contains across stages,
  * the validator against every rule, the text form, and the figures behind
  * the defaults (memory against one optimal filter, measured false-positive
@@ -7,7 +7,7 @@
  */
 #include "harness.h"
 
-#include "core_scalable.h"
+#include "core/scalable.h"
 
 static const bf_scalable_params default_params = {
 	0.01, BF_SCALABLE_DEFAULT_TIGHTENING, 1000, BF_SCALABLE_DEFAULT_GROWTH, 0, 0
@@ -108,7 +108,7 @@ UNIT_TEST(scalable_stage_shapes)
 									  &optimal_m, &optimal_k, &optimal_scheme), BF_OK);
 		CHECK(m == optimal_m && k == optimal_k && scheme == optimal_scheme);
 	}
-	/* pinned: the same on every machine (core_real.h) */
+	/* pinned: the same on every machine (core/real.h) */
 	CHECK_STATUS(bf_scalable_stage_shape(&params, 0, &m, &k, &scheme), BF_OK);
 	CHECK_U64(m, 12935);
 	CHECK_U64(k, 9);
@@ -515,7 +515,7 @@ memory_ratio(double r, uint64_t n0, uint64_t n)
 }
 
 /*
- * The figures the defaults were chosen by (core_scalable.c): memory at 10x,
+ * The figures the defaults were chosen by (core/scalable.c): memory at 10x,
  * 100x and 1,000x n0 for r = 0.8, 0.85 and 0.9, printed; the default is
  * held to the issue's 2x.
  */
@@ -578,7 +578,7 @@ memory_lower_bound(const bf_scalable_params *params, uint64_t n)
  * at 10x n0 with growth 2 and 2.40 with growth 4: "within 2x of one
  * optimal filter" cannot hold at 10x for growth 4 whatever the rates, and
  * for growth 2 only by spending most of the rate budget on the first four
- * stages (core_scalable.c, doc/variants.md).
+ * stages (core/scalable.c, doc/variants.md).
  */
 UNIT_TEST(scalable_memory_against_bound)
 {

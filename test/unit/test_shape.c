@@ -33,7 +33,7 @@ UNIT_TEST(optimal_shape)
 		{0.01, 100000, BF_OK, 958506, 7},
 		{0.5, 1, BF_OK, 2, 1},
 		{0.999999, 1, BF_OK, 1, 1},
-		{1e-19, 1, BF_OK, 92, 64},	/* bloom_pg.c's hint: 1e-19 must work */
+		{1e-19, 1, BF_OK, 92, 64},	/* types/value.c's hint: 1e-19 must work */
 		{0x1p-64, 1, BF_OK, 93, 64},
 		{1e-19, 1000000, BF_OK, 91058055, 63},
 		{0.01, 896000000, BF_OK, 8588212307, 7},	/* just below BLOOM_M_MAX */

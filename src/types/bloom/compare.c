@@ -1,11 +1,11 @@
 /*
- * bloom_compare.c: equality (= and <>) and hashing of whole filters, the
+ * types/bloom/compare.c: equality (= and <>) and hashing of whole filters, the
  * bloom type's hash operator class, and the comparison and hash that
  * counting_bloom's and scalable_bloom's share; equal filters hash equally.
  */
 #include "postgres.h"
 
-#include "bloom_pg.h"
+#include "types/types.h"
 
 #include "miscadmin.h"
 

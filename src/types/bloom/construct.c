@@ -1,12 +1,12 @@
 /*
- * bloom_construct.c: new empty filters (bloom_empty, with and without its
+ * types/bloom/construct.c: new empty filters (bloom_empty, with and without its
  * arguments, bloom_empty_mk and bloom_empty_like) and filter shapes:
  * bloom_shape writes one as text, and bloom_parse_shape reads it back for
  * bloom_agg_shaped.
  */
 #include "postgres.h"
 
-#include "bloom_pg.h"
+#include "types/types.h"
 
 #include "mb/pg_wchar.h"
 

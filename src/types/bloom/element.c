@@ -1,13 +1,13 @@
 /*
- * bloom_element.c: the element operations bloom_add, bloom_add_all,
+ * types/bloom/element.c: the element operations bloom_add, bloom_add_all,
  * bloom_contains and bloom_contained_by, and bloom_array_fold, the array
  * loop of every filter type's bloom_add_all and bloom_remove_all.  Values
- * become hashes in bloom_encoding.c; the probes are the core's
- * (core_probe.h).
+ * become hashes in encoding/encoding.c; the probes are the core's
+ * (core/probe.h).
  */
 #include "postgres.h"
 
-#include "bloom_pg.h"
+#include "types/types.h"
 
 #include "miscadmin.h"
 #include "utils/array.h"
@@ -143,7 +143,7 @@ bloom_add_all_first(FunctionCallInfo fcinfo, Oid element_type, void *state, uint
 
 	bloom_getarg(fcinfo, 0, &view);
 	add->filter = bloom_copy(&view);
-	/* prefetching only for a filter larger than the cache (core_probe.h) */
+	/* prefetching only for a filter larger than the cache (core/probe.h) */
 	add->adder = (bf_adder *) palloc(sizeof(bf_adder));
 	bf_adder_init(add->adder, add->filter->bits, add->filter->m, add->filter->k,
 				  add->filter->hash_scheme);

@@ -1,5 +1,5 @@
 /*
- * bloom_estimate.c: the cardinality estimates of filters and of their union
+ * types/bloom/estimate.c: the cardinality estimates of filters and of their union
  * and intersection, Jaccard similarity, and bloom_info.
  *
  * Estimates (Swamidass and Baldi 2007): a filter with X of its m bits set
@@ -25,7 +25,7 @@
  */
 #include "postgres.h"
 
-#include "bloom_pg.h"
+#include "types/types.h"
 
 #include <math.h>
 

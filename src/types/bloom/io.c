@@ -1,7 +1,7 @@
 /*
- * bloom_io.c: the type's input and output functions, text and binary.
+ * types/bloom/io.c: the type's input and output functions, text and binary.
  *
- * Both serialized forms are defined and validated in core_codec.c; text
+ * Both serialized forms are defined and validated in core/codec.c; text
  * and binary input accept exactly the same filters (every header field, the
  * bit array length and the padding bits are checked), and nothing is
  * allocated until the input's size has been checked against what it claims.
@@ -10,7 +10,7 @@
  */
 #include "postgres.h"
 
-#include "bloom_pg.h"
+#include "types/types.h"
 
 #include "libpq/pqformat.h"
 #include "utils/memutils.h"

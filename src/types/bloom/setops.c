@@ -1,5 +1,5 @@
 /*
- * bloom_setops.c: union and intersection of filters, as functions (variadic,
+ * types/bloom/setops.c: union and intersection of filters, as functions (variadic,
  * skipping NULLs), as the | and & operators, and as the fold the aggregates
  * share (bloom_setop_fold).
  *
@@ -13,7 +13,7 @@
  */
 #include "postgres.h"
 
-#include "bloom_pg.h"
+#include "types/types.h"
 
 #include "utils/array.h"
 

@@ -1,5 +1,5 @@
 /*
- * bloom_sizing.c: planning a filter before building one.
+ * types/bloom/sizing.c: planning a filter before building one.
  *
  *   bloom_optimal(p, n)          the shape bloom_empty(p, n) would build (m, k),
  *                                its size as a value, bits per item and hash
@@ -9,7 +9,7 @@
  *                                and k probes after n distinct values: the
  *                                classical estimate (1 - e^(-kn/m))^k and Goel
  *                                and Gupta's upper bound
- *                                (1 - e^(-k(n + 0.5)/(m - 1)))^k (core_shape.c)
+ *                                (1 - e^(-k(n + 0.5)/(m - 1)))^k (core/shape.c)
  *
  * Both refuse what bloom_empty and bloom_empty_mk refuse, with the same
  * SQLSTATEs and messages (bloom_raise_shape_error): a shape outside the
@@ -17,7 +17,7 @@
  */
 #include "postgres.h"
 
-#include "bloom_pg.h"
+#include "types/types.h"
 
 #include "access/htup_details.h"
 #include "funcapi.h"

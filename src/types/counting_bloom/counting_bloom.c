@@ -1,19 +1,19 @@
 /*
- * bloom_counting.c: the SQL functions of counting_bloom but its I/O and
+ * types/counting_bloom/counting_bloom.c: the SQL functions of counting_bloom but its I/O and
  * aggregates: constructors, the element operations (add, remove, contains,
  * one value or an array), union and subtraction, the cast to bloom,
  * bloom_info and bloom_cardinality, and equality and hashing.
  *
- * Values are hashed exactly as bloom_add hashes them (bloom_encoding.c,
+ * Values are hashed exactly as bloom_add hashes them (encoding/encoding.c,
  * with the filter's flags), and the counters sit at bloom's probe
- * positions (core_counting.h), so bloom(f) is the bloom filter of the
+ * positions (core/counting.h), so bloom(f) is the bloom filter of the
  * values f holds.  Called from SQL, every function returns a new value and
  * leaves its arguments alone; NULL follows bloom's rules: a NULL filter
  * gives NULL, a NULL value (or array) leaves the filter as it is.
  */
 #include "postgres.h"
 
-#include "bloom_counting.h"
+#include "types/counting_bloom/counting_bloom.h"
 
 #include "access/htup_details.h"
 #include "funcapi.h"

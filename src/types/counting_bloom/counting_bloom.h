@@ -1,16 +1,16 @@
 /*
- * bloom_counting.h: what the SQL-callable files of the type counting_bloom
- * share (bloom_counting_io.c, bloom_counting.c, bloom_counting_agg.c).
+ * types/counting_bloom/counting_bloom.h: what the SQL-callable files of the type counting_bloom
+ * share (types/counting_bloom/io.c, types/counting_bloom/counting_bloom.c, agg/counting_bloom_agg.c).
  *
- * A counting filter is read as a BloomView (bloom_pg.h) whose bits are its
- * counters (core_counting.h): the header is bloom's, and the counters are
+ * A counting filter is read as a BloomView (types/types.h) whose bits are its
+ * counters (core/counting.h): the header is bloom's, and the counters are
  * checked by the counting validator, the one for every input path.
  */
 #ifndef BLOOM_COUNTING_H
 #define BLOOM_COUNTING_H
 
-#include "bloom_pg.h"
-#include "core_counting.h"
+#include "types/types.h"
+#include "core/counting.h"
 
 /*
  * View of a counting filter datum in any varlena form (short, compressed,
@@ -28,13 +28,13 @@ extern bf_status counting_view_datum_status(Datum datum, BloomView *view);
 /* The type's input function, by which the planner recognizes the type. */
 extern PGDLLEXPORT Datum counting_bloom_in(PG_FUNCTION_ARGS);
 
-/* counting_bloom's layout for the cache and the slices (bloom_pg.h, bloom_counting_io.c). */
+/* counting_bloom's layout for the cache and the slices (types/types.h, types/counting_bloom/io.c). */
 extern const BloomLayout counting_layout;
 
 /*
  * The counting filter in argument argno (not NULL): an inline value read in
  * place; a stored out-of-line one detoasted and checked once per call site
- * and kept in its cache (bloom_pg.h, BloomCallCache), keyed by its toast
+ * and kept in its cache (types/types.h, BloomCallCache), keyed by its toast
  * pointer, so that a per-row membership test against a stored filter does
  * not fetch it again on every row.  A call site's filter arguments are all
  * bloom or all counting_bloom, so the cache's entries are never mixed.
@@ -46,21 +46,21 @@ counting_getarg(FunctionCallInfo fcinfo, int argno, BloomView *view)
 		bloom_cache_fetch(fcinfo, argno, &counting_layout, view);
 }
 
-/* The slow path of counting_getarg_lookup (bloom_counting_io.c). */
+/* The slow path of counting_getarg_lookup (types/counting_bloom/io.c). */
 extern bool counting_cache_to_bits(FunctionCallInfo fcinfo, int argno, BloomView *view);
 
 /*
  * The counting filter in argument argno (not NULL) for a membership test:
  * as counting_getarg, except that a stored filter is fetched by
  * bloom_cache_lookup, so that a call site that has not tested it often
- * enough to pay for detoasting reads it by slices (bloom_slice.c): then the
+ * enough to pay for detoasting reads it by slices (types/slice.c): then the
  * result is false and view->bits is NULL.  And once the call site has
  * tested as many values against the same stored filter as its counters
  * have cache lines, what it keeps is the bloom filter of its non-zero
  * counters (bf_counting_to_bits, once): then the result is true and the
  * view is of that bloom filter, a quarter of the counters' size, which
  * bf_contains tests with the answers bf_counting_contains gives on the
- * counters (core_counting.h).  Per row, a scan's test of a filter of 1M
+ * counters (core/counting.h).  Per row, a scan's test of a filter of 1M
  * values then reads 1.2 MB, not 4.8 MB: the cache misses were what made it
  * slower than bloom's.  The threshold keeps a point lookup from paying for
  * the conversion (a sequential pass over the counters, cheaper per line

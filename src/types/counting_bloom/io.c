@@ -1,15 +1,15 @@
 /*
- * bloom_counting_io.c: reading counting filter values, and the type's input
+ * types/counting_bloom/io.c: reading counting filter values, and the type's input
  * and output functions, text and binary.
  *
- * Both serialized forms are defined and validated in core_counting.c; text
+ * Both serialized forms are defined and validated in core/counting.c; text
  * and binary input accept exactly the same filters, every value read from a
  * table goes through the same checks, and nothing is allocated until the
  * input's size has been checked against what its header claims.
  */
 #include "postgres.h"
 
-#include "bloom_counting.h"
+#include "types/counting_bloom/counting_bloom.h"
 
 #include "utils/memutils.h"
 

@@ -1,18 +1,18 @@
 /*
- * bloom_scalable.c: the scalable_bloom type, a filter that grows in stages
+ * types/scalable_bloom/scalable_bloom.c: the scalable_bloom type, a filter that grows in stages
  * and keeps its false-positive rate however many values arrive: type I/O,
  * the constructor, the element operations, union, estimates, the cast to
  * bloom, equality and hashing.  The stages, the stored form and its
- * validation are the core's (core_scalable.h, core_scalable.c).
+ * validation are the core's (core/scalable.h, core/scalable.c).
  *
- * A value is hashed once, as bloom_add hashes it (bloom_encoding.c, with
+ * A value is hashed once, as bloom_add hashes it (encoding/encoding.c, with
  * the filter's flags), and every stage maps that hash: stage 0 of
  * scalable_bloom_empty(p, n0) is bloom_empty(p (1 - r), n0).
  */
 #include "postgres.h"
 
-#include "bloom_pg.h"
-#include "bloom_scalable.h"
+#include "types/types.h"
+#include "types/scalable_bloom/scalable_bloom.h"
 
 #include "access/detoast.h"
 #include "access/htup_details.h"
@@ -65,7 +65,7 @@ scalable_getarg_cached(FunctionCallInfo fcinfo, int argno, ScalableArg *arg)
 /*
  * The filter in argument argno; a stored (TOASTed) one is detoasted and
  * parsed once and kept for the life of the call site, in the call site's
- * cache as bloom's are (bloom_cache.c), so that a filter from a table or an
+ * cache as bloom's are (types/cache.c), so that a filter from a table or an
  * InitPlan is not fetched again on every row.
  */
 void
@@ -397,7 +397,7 @@ scalable_bloom_add_all(PG_FUNCTION_ARGS)
 
 /*
  * A membership test: a stored filter is read by TOAST slices while its
- * call site's scans of it stay within budget (bloom_slice.c), then whole.
+ * call site's scans of it stay within budget (types/slice.c), then whole.
  */
 static bool
 scalable_test_arguments(FunctionCallInfo fcinfo, int filter_argno, int value_argno)
@@ -440,7 +440,7 @@ scalable_bloom_contained_by(PG_FUNCTION_ARGS)
 
 /*
  * The stage-wise union of a and b, which must have the same parameters and,
- * where both have a stage, its shape (core_scalable.c, "Union", says what
+ * where both have a stage, its shape (core/scalable.c, "Union", says what
  * it promises).
  */
 ScalableFilter *

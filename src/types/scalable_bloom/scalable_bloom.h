@@ -1,14 +1,14 @@
 /*
- * bloom_scalable.h: what the scalable_bloom files (bloom_scalable.c, the
- * type; bloom_scalable_agg.c, its aggregates) share.
+ * types/scalable_bloom/scalable_bloom.h: what the scalable_bloom files (types/scalable_bloom/scalable_bloom.c, the
+ * type; agg/scalable_bloom_agg.c, its aggregates) share.
  */
 #ifndef BLOOM_SCALABLE_H
 #define BLOOM_SCALABLE_H
 
-#include "bloom_pg.h"
-#include "core_scalable.h"
+#include "types/types.h"
+#include "core/scalable.h"
 
-/* A scalable filter value with a 4-byte varlena header (core_scalable.h, the layout). */
+/* A scalable filter value with a 4-byte varlena header (core/scalable.h, the layout). */
 typedef struct ScalableFilter
 {
 	int32		vl_len_;		/* varlena header; do not touch directly */
@@ -34,14 +34,14 @@ typedef struct ScalableArg
 extern void scalable_getarg(FunctionCallInfo fcinfo, int argno, ScalableArg *arg);
 /*
  * For a membership test: the call site's cache entry of a stored filter in
- * argument argno while it is read by slices (bloom_cache.c decides, as for
+ * argument argno while it is read by slices (types/cache.c decides, as for
  * bloom's), its stages' shapes in entry->scalable; NULL when the filter is
  * to be read whole, by scalable_getarg.
  */
 extern BloomArgCache *bloom_cache_lookup_scalable(FunctionCallInfo fcinfo, int argno);
 
 /*
- * Slices of a stored, uncompressed filter (bloom_slice.c): its view from
+ * Slices of a stored, uncompressed filter (types/slice.c): its view from
  * its header (bf_scalable_parse_shapes; ERROR XX001 when damaged), and
  * whether it holds a hash, adding the TOAST index scans made to *scans.
  */
