@@ -889,6 +889,50 @@ COMMENT ON AGGREGATE counting_bloom_union_agg(counting_bloom) IS
 
 -- ==== end of counting_bloom ====
 
+-- ==== bloomfilter.split_aggregates: the aggregates Citus splits ====
+--
+-- The planner hook (src/distributed/split.c) rewrites bloom_agg(x, p, n)
+-- and its kin into their bloom_value() forms, which Citus splits.  Split,
+-- an aggregate over no rows is NULL: Citus's coordinator calls the final
+-- function without the aggregate's arguments.  With constant arguments the
+-- hook wraps the call in bloom_agg_or_empty(result, arguments), which gives
+-- what the aggregate gives over no rows on one server.
+
+CREATE FUNCTION bloom_agg_or_empty(filter bloom, false_positive_rate pg_catalog.float8,
+								   capacity pg_catalog.int8) RETURNS bloom
+	AS 'MODULE_PATHNAME', 'bloom_agg_or_empty'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_agg_or_empty(bloom, pg_catalog.float8, pg_catalog.int8) IS
+	'the filter, or when it is NULL what bloom_agg(value, false_positive_rate, capacity) gives over no rows: bloom_empty(false_positive_rate, capacity)';
+
+CREATE FUNCTION bloom_agg_or_empty(filter bloom) RETURNS bloom
+	AS 'MODULE_PATHNAME', 'bloom_agg_or_empty_self_sized'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_agg_or_empty(bloom) IS
+	'the filter, or when it is NULL what bloom_agg(value) gives over no rows';
+
+CREATE FUNCTION bloom_agg_or_empty(filter bloom, false_positive_rate pg_catalog.float8) RETURNS bloom
+	AS 'MODULE_PATHNAME', 'bloom_agg_or_empty_self_sized'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_agg_or_empty(bloom, pg_catalog.float8) IS
+	'the filter, or when it is NULL what bloom_agg(value, false_positive_rate) gives over no rows';
+
+CREATE FUNCTION bloom_agg_or_empty(filter counting_bloom, false_positive_rate pg_catalog.float8,
+								   capacity pg_catalog.int8) RETURNS counting_bloom
+	AS 'MODULE_PATHNAME', 'counting_bloom_agg_or_empty'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_agg_or_empty(counting_bloom, pg_catalog.float8, pg_catalog.int8) IS
+	'the filter, or when it is NULL what counting_bloom_agg(value, false_positive_rate, capacity) gives over no rows: counting_bloom_empty(false_positive_rate, capacity)';
+
+CREATE FUNCTION bloom_agg_or_empty(filter scalable_bloom, false_positive_rate pg_catalog.float8)
+	RETURNS scalable_bloom
+	AS 'MODULE_PATHNAME', 'scalable_bloom_agg_or_empty'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_agg_or_empty(scalable_bloom, pg_catalog.float8) IS
+	'the filter, or when it is NULL what scalable_bloom_agg(value, false_positive_rate) gives over no rows: scalable_bloom_empty(false_positive_rate, 1)';
+
+-- ==== end of split_aggregates ====
+
 -- The planner's functions, shared by the three filter types: the support
 -- function of bloom_contains and bloom_contained_by, the operators'
 -- estimators and the types' ANALYZE (src/bloom_planner_filter.c reads a

@@ -259,7 +259,11 @@ CROSS JOIN LATERAL (VALUES
 	(58, 'bloom_agg_filter_finalfn(filter)', bloom_send(bloom_agg_filter_finalfn(s.f)) = bloom_send(r.p)),
 	(59, 'scalable_bloom_agg(filter, p): filters as values',
 		(SELECT scalable_bloom_send(scalable_bloom_agg(v, 0.01)) FROM (VALUES (s.f), (r.q)) AS t(v))
-		= (SELECT scalable_bloom_send(scalable_bloom_agg(v, 0.01)) FROM (VALUES (r.p), (r.q)) AS t(v)))
+		= (SELECT scalable_bloom_send(scalable_bloom_agg(v, 0.01)) FROM (VALUES (r.p), (r.q)) AS t(v))),
+	(60, 'bloom_agg_or_empty(filter[, p[, capacity]]): the filter as it is',
+		bloom_send(bloom_agg_or_empty(s.f, 0.01, 1000)) = bloom_send(r.p)
+		AND bloom_send(bloom_agg_or_empty(s.f, 0.01)) = bloom_send(r.p)
+		AND bloom_send(bloom_agg_or_empty(s.f)) = bloom_send(r.p))
 ) AS c(ord, fn, same);
 
 -- none of the calls above wrote into its argument: every stored filter is
@@ -297,7 +301,8 @@ SELECT f::regprocedure FROM unnest(ARRAY[
 	'bloom_agg_filter_transfn(bloom, bloom_hashed, float8, int8)',
 	'bloom_agg_shaped_transfn(bloom, bloom_hashed, text)', 'bloom_union_agg_fold(bloom, bloom)',
 	'bloom_intersection_agg_fold(bloom, bloom)', 'bloom_agg_filter_finalfn(bloom)',
-	'scalable_bloom_agg(anyelement, float8)']) AS f;
+	'scalable_bloom_agg(anyelement, float8)', 'bloom_agg_or_empty(bloom, float8, int8)',
+	'bloom_agg_or_empty(bloom, float8)', 'bloom_agg_or_empty(bloom)']) AS f;
 
 -- the estimates are real ones: they differ between filters
 SELECT count(DISTINCT forms_estimate(f, 'bloom_contains($1, v)')) > 3 AS estimates_differ FROM forms;

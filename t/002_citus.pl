@@ -50,10 +50,21 @@ if (!-f "$sharedir/extension/citus.control" || !-f "$pkglibdir/citus.so")
 		  . "($pkglibdir/citus.so); the Citus test did not run");
 }
 
+# Which Citus: its version, as its control file's default_version and its
+# library's citus_version() say.
+my ($citus_control) = grep { /^default_version/ }
+  split /\n/, `cat $sharedir/extension/citus.control`;
+my ($citus_default) = ($citus_control // '') =~ /'([0-9.]+)/;
+my ($citus_major) = ($citus_default // '0') =~ /^([0-9]+)/;
+
 # Three servers on 127.0.0.1, each on the port the framework gave it (their
-# Unix sockets stay where the framework puts them).
+# Unix sockets stay where the framework puts them).  bloomfilter is preloaded
+# after citus, so that its planner hook runs before Citus's
+# (doc/distributed.md); from a DESTDIR tree, by its path.
+my $bloom_library =
+  $ENV{BLOOM_INST} ? "$ENV{BLOOM_INST}$pkglibdir/bloomfilter.so" : 'bloomfilter';
 my %citus_conf = (
-	shared_preload_libraries => 'citus',
+	shared_preload_libraries => "'citus,$bloom_library'",
 	listen_addresses => "'127.0.0.1'",
 	'citus.enable_statistics_collection' => 'off',
 	max_connections => 100,
@@ -66,6 +77,10 @@ foreach my $node ($coordinator, @workers)
 {
 	$node->safe_psql('postgres', 'CREATE EXTENSION citus');
 }
+my $citus_version = $coordinator->safe_psql('postgres', 'SELECT citus_version()');
+($citus_version) = $citus_version =~ /^Citus ([^ ]+)/;
+note("Citus $citus_version (extension $citus_default), PostgreSQL $PG_MAJOR");
+ok($citus_version ne '', "the test runs on Citus $citus_version, PostgreSQL $PG_MAJOR");
 $coordinator->safe_psql('postgres', sprintf(q{
 SELECT citus_set_coordinator_host('127.0.0.1', %d);
 SELECT citus_add_node('127.0.0.1', %d);
@@ -101,6 +116,9 @@ CREATE TABLE tmpl (id int PRIMARY KEY, f bloom);
 SELECT create_reference_table('tmpl');
 INSERT INTO tmpl VALUES (1, bloom_empty(0.01, 100000));
 INSERT INTO tmpl SELECT 2, bloom_agg(x, 0.01, 1000) FROM generate_series(1, 150000, 150) AS x;
+INSERT INTO tmpl VALUES (3, NULL);
+CREATE VIEW ev_view AS SELECT g, bloom_agg(id, 0.01, 10000) AS f FROM ev GROUP BY g;
+CREATE VIEW ev_local_view AS SELECT g, bloom_agg(id, 0.01, 10000) AS f FROM ev_local GROUP BY g;
 CREATE TABLE filt_local AS
 	SELECT g, bloom_agg(id, 0.01, 50000) AS f, counting_bloom_agg(id, 0.01, 50000) AS cf
 	FROM ev_local GROUP BY g;
@@ -220,42 +238,140 @@ my @cases = (
 		'SELECT g AS k, bloom_agg(id, 0.01, 10000) AS f FROM {t} GROUP BY g'
 	],
 	[
-		'bloom_agg(id, p, n), polymorphic',
+		'bloom_agg(id, p, n)',
 		'SELECT 0 AS k, bloom_agg(id, 0.01, 400000) AS f FROM {t}',
-		'gather',
+		'split',
 		'SELECT 0 AS k, bloom_agg(id, 0.01, 400000) AS f FROM {t}'
 	],
 	[
-		'bloom_agg(id), polymorphic',
+		'bloom_agg(id, p, n), scheme 2',
+		'SELECT 0 AS k, bloom_agg(id, 0.01, 4000000) AS f FROM {t}',
+		'split',
+		'SELECT 0 AS k, bloom_agg(id, 0.01, 4000000) AS f FROM {t}'
+	],
+	[
+		'bloom_agg(id)',
 		'SELECT 0 AS k, bloom_agg(id) AS f FROM {t}',
-		'gather',
+		'split',
 		'SELECT 0 AS k, bloom_agg(id) AS f FROM {t}'
 	],
 	[
-		'counting_bloom_agg(id, p, n), polymorphic',
+		'bloom_agg(t, p)',
+		'SELECT 0 AS k, bloom_agg(t, 0.02) AS f FROM {t}',
+		'split',
+		'SELECT 0 AS k, bloom_agg(t, 0.02) AS f FROM {t}'
+	],
+	[
+		'bloom_agg_like(id, template) with a scalar subquery template',
+		'SELECT 0 AS k, bloom_agg_like(id, (SELECT f FROM tmpl WHERE id = 2)) AS f FROM {t}',
+		'split',
+		'SELECT 0 AS k, bloom_agg_like(id, (SELECT f FROM tmpl WHERE id = 2)) AS f FROM {t}'
+	],
+	[
+		'bloom_agg_like(id, template) with a NULL template',
+		'SELECT 0 AS k, bloom_agg_like(id, (SELECT f FROM tmpl WHERE id = 3)) AS f FROM {t}',
+		'split',
+		'SELECT 0 AS k, bloom_agg_like(id, (SELECT f FROM tmpl WHERE id = 3)) AS f FROM {t}'
+	],
+	[
+		'counting_bloom_agg(id, p, n)',
 		'SELECT 0 AS k, counting_bloom_agg(id, 0.01, 400000) AS f FROM {t}',
-		'gather',
+		'split',
 		'SELECT 0 AS k, counting_bloom_agg(id, 0.01, 400000) AS f FROM {t}'
 	],
 	[
-		'scalable_bloom_agg(id, p), polymorphic',
+		'scalable_bloom_agg(id, p)',
 		'SELECT 0 AS k, scalable_bloom_agg(id, 0.01) AS f FROM {t}',
-		'gather',
+		'split',
 		'SELECT 0 AS k, scalable_bloom_agg(id, 0.01) AS f FROM {t}'
 	],
 	[
-		'bloom_agg_like(id, template), polymorphic (a 1.2 kB template: it travels with every row)',
-		'SELECT 0 AS k, bloom_agg_like(id, (SELECT f FROM tmpl WHERE id = 2)) AS f FROM {t} WHERE id <= 40000',
+		'bloom_agg(id, p, n) beside count(*)',
+		'SELECT count(*) AS k, bloom_agg(id, 0.01, 400000) AS f FROM {t}',
+		'split',
+		'SELECT count(*) AS k, bloom_agg(id, 0.01, 400000) AS f FROM {t}'
+	],
+	[
+		'bloom_agg(t, p, n) filtered, beside sum(id)',
+		'SELECT sum(id) AS k, bloom_agg(t, 0.01, 100000) AS f FROM {t} WHERE g < 20',
+		'split',
+		'SELECT sum(id) AS k, bloom_agg(t, 0.01, 100000) AS f FROM {t} WHERE g < 20'
+	],
+	[
+		'GROUP BY g, bloom_agg(id, p, n)',
+		'SELECT g AS k, bloom_agg(id, 0.01, 10000) AS f FROM {t} GROUP BY g',
+		'split',
+		'SELECT g AS k, bloom_agg(id, 0.01, 10000) AS f FROM {t} GROUP BY g'
+	],
+	[
+		'GROUP BY g, bloom_agg(id)',
+		'SELECT g AS k, bloom_agg(id) AS f FROM {t} GROUP BY g',
+		'split',
+		'SELECT g AS k, bloom_agg(id) AS f FROM {t} GROUP BY g'
+	],
+	[
+		'GROUP BY g, counting_bloom_agg(id, p, n)',
+		'SELECT g AS k, counting_bloom_agg(id, 0.01, 5000) AS f FROM {t} GROUP BY g',
+		'split',
+		'SELECT g AS k, counting_bloom_agg(id, 0.01, 5000) AS f FROM {t} GROUP BY g'
+	],
+	[
+		'GROUP BY g, scalable_bloom_agg(id, p)',
+		'SELECT g AS k, scalable_bloom_agg(id, 0.01) AS f FROM {t} GROUP BY g',
+		'split',
+		'SELECT g AS k, scalable_bloom_agg(id, 0.01) AS f FROM {t} GROUP BY g'
+	],
+	[
+		'a view of GROUP BY g, bloom_agg(id, p, n)',
+		'SELECT g AS k, f FROM {t}_view',
+		'split',
+		'SELECT g AS k, f FROM {t}_view'
+	],
+	[
+		'a CTE of bloom_agg(id, p, n)',
+		'WITH c AS (SELECT bloom_agg(id, 0.01, 400000) AS f FROM {t}) SELECT 0 AS k, f FROM c',
+		'split',
+		'WITH c AS (SELECT bloom_agg(id, 0.01, 400000) AS f FROM {t}) SELECT 0 AS k, f FROM c'
+	],
+	[
+		'a materialized CTE of bloom_agg(id), joined',
+		'WITH c AS MATERIALIZED (SELECT g, bloom_agg(id) AS f FROM {t} GROUP BY g) SELECT c.g AS k, c.f FROM c JOIN (VALUES (1), (2)) AS v(g) ON v.g = c.g',
+		'split',
+		'WITH c AS MATERIALIZED (SELECT g, bloom_agg(id) AS f FROM {t} GROUP BY g) SELECT c.g AS k, c.f FROM c JOIN (VALUES (1), (2)) AS v(g) ON v.g = c.g'
+	],
+	[
+		'a subquery in FROM of scalable_bloom_agg(id, p)',
+		'SELECT 0 AS k, s.f FROM (SELECT scalable_bloom_agg(id, 0.01) AS f FROM {t} WHERE g > 50) AS s',
+		'split',
+		'SELECT 0 AS k, s.f FROM (SELECT scalable_bloom_agg(id, 0.01) AS f FROM {t} WHERE g > 50) AS s'
+	],
+	[
+		'GROUP BY the distribution column g, bloom_agg(id, p, n)',
+		'SELECT g AS k, bloom_agg(id, 0.01, 10000) AS f FROM {t} GROUP BY g',
+		'pushdown',
+		'SELECT g AS k, bloom_agg(id, 0.01, 10000) AS f FROM {t} GROUP BY g'
+	],
+	[
+		'one shard (distribution column = constant), bloom_agg(id, p, n)',
+		'SELECT 0 AS k, bloom_agg(id, 0.01, 10000) AS f FROM {t} WHERE g = 7',
+		'pushdown',
+		'SELECT 0 AS k, bloom_agg(id, 0.01, 10000) AS f FROM {t} WHERE g = 7'
+	],
+	[
+		'bloom_agg(id, p, n) with the rewrite off',
+		'/*off*/ SELECT 0 AS k, bloom_agg(id, 0.01, 400000) AS f FROM {t}',
 		'gather',
-		'SELECT 0 AS k, bloom_agg_like(id, (SELECT f FROM tmpl WHERE id = 2)) AS f FROM {t} WHERE id <= 40000'
+		'SELECT 0 AS k, bloom_agg(id, 0.01, 400000) AS f FROM {t}'
 	]);
 
-# The md5 of a query's groups and filters, in the order of k.
+# The md5 of a query's groups and filters, in the order of k, after the
+# settings in $setup.
 sub digest_of
 {
-	my ($query) = @_;
+	my ($query, $setup) = @_;
+	$setup //= '';
 	return $coordinator->safe_psql('postgres',
-		"SELECT md5(string_agg(k::text || ':' || coalesce(f::text, 'NULL'), ',' ORDER BY k)) FROM ($query) AS q"
+		"$setup SELECT md5(string_agg(k::text || ':' || coalesce(f::text, 'NULL'), ',' ORDER BY k)) FROM ($query) AS q"
 	);
 }
 
@@ -267,10 +383,21 @@ foreach my $case (@cases)
 	$query =~ s/\{filt\}/filt/g;
 	(my $local_query = $reference) =~ s/\{t\}/ev_local/g;
 	$local_query =~ s/\{filt\}/filt_local/g;
+	my $setup =
+	  $query =~ s{^/\*off\*/ }{} ? 'SET bloomfilter.split_aggregates = off;' : '';
+	if ($setup ne '' && $citus_major >= 15)
+	{
+		# Citus 15 splits the polymorphic aggregates itself, and fails
+		# (doc/distributed.md: preload bloomfilter)
+		my ($ret, $stdout, $stderr) = $coordinator->psql('postgres', "$setup $query");
+		like($stderr, qr/could not confirm type correctness/,
+			"$name: Citus $citus_version fails in its own type check, as documented");
+		next;
+	}
 
 	# (an error is part of the plan shown, as the checks below read it)
 	my ($ret, $stdout, $stderr) =
-	  $coordinator->psql('postgres', "EXPLAIN (VERBOSE, COSTS OFF) $query");
+	  $coordinator->psql('postgres', "$setup EXPLAIN (VERBOSE, COSTS OFF) $query");
 	my $plan = join("\n", grep { $_ ne '' } $stdout, $stderr);
 	my ($task) = $plan =~ /^ *Query: (.*)$/m;
 	$task //= '';
@@ -283,8 +410,8 @@ foreach my $case (@cases)
 	}
 	elsif ($expect eq 'pushdown')
 	{
-		ok($plan !~ /worker_partial_agg/ && $task =~ /bloom_agg\(/,
-			"$name runs whole on the workers")
+		ok($plan !~ /worker_partial_agg/ && $task =~ /bloom_agg\(/ && $task !~ /bloom_value/,
+			"$name runs whole on the workers, not rewritten")
 		  or diag($plan);
 	}
 	else
@@ -295,7 +422,7 @@ foreach my $case (@cases)
 			"$name gathers the rows to the coordinator (not split, and no error)"
 		) or diag($plan);
 	}
-	is(digest_of($query), digest_of($local_query),
+	is(digest_of($query, $setup), digest_of($local_query),
 		"$name over the distributed table equals the local table's, bit for bit");
 	if (my ($scheme) = $name =~ /scheme ([0-9]+)$/)
 	{
@@ -306,32 +433,34 @@ foreach my $case (@cases)
 	}
 }
 
-# No rows: on Citus every form below gives NULL where a local table gives
-# the request's empty filter (a documented limit: doc/distributed.md).
-# Split, the final function runs under Citus's coord_combine_agg, whose call
-# does not hold the request; gathered, the coordinator's aggregate reads p
-# and n from the gathered columns, which are no longer constants.
-# [aggregate over id, the empty filter of its request]
+# No rows: what one server gives, split or not.  Split, Citus's coordinator
+# calls the final function without the aggregate's arguments, so the
+# rewrite wraps a call with constant arguments in bloom_agg_or_empty; the
+# bloom_value() forms written by hand get no wrapper, and give NULL (as in
+# 1.3 before the rewrite).  [aggregate over id, what one server gives]
 my @no_rows = (
-	[ 'bloom_agg(bloom_value(id), 0.01, 1000)', 'bloom_empty(0.01, 1000)' ],
 	[ 'bloom_agg(id, 0.01, 1000)', 'bloom_empty(0.01, 1000)' ],
-	[
-		'counting_bloom_agg(bloom_value(id), 0.01, 1000)',
-		'counting_bloom_empty(0.01, 1000)'
-	],
+	[ 'bloom_agg(id)', '(SELECT bloom_agg(id) FROM ev_local WHERE id < 0)' ],
+	[ 'bloom_agg(id, 0.05)', '(SELECT bloom_agg(id, 0.05) FROM ev_local WHERE id < 0)' ],
 	[ 'counting_bloom_agg(id, 0.01, 1000)', 'counting_bloom_empty(0.01, 1000)' ],
-	[ 'scalable_bloom_agg(bloom_value(id), 0.01)', 'scalable_bloom_empty(0.01, 1)' ],
 	[ 'scalable_bloom_agg(id, 0.01)', 'scalable_bloom_empty(0.01, 1)' ]);
 foreach my $case (@no_rows)
 {
 	my ($aggregate, $empty) = @$case;
+	my $plan = $coordinator->safe_psql('postgres',
+		"EXPLAIN (VERBOSE, COSTS OFF) SELECT $aggregate FROM ev WHERE id < 0");
 	is( $coordinator->safe_psql('postgres', qq{
-SELECT (SELECT $aggregate IS NULL FROM ev WHERE id < 0),
-	(SELECT $aggregate = $empty FROM ev_local WHERE id < 0)
+SELECT (SELECT ${aggregate}::text FROM ev WHERE id < 0) = ${empty}::text,
+	(SELECT ${aggregate}::text FROM ev_local WHERE id < 0) = ${empty}::text
 }),
 		't|t',
-		"with no rows, $aggregate is NULL on Citus, the empty filter locally");
+		"with no rows, $aggregate split (" . ($plan =~ /worker_partial_agg/ ? 'worker_partial_agg' : 'NOT split')
+		  . ") gives what one server gives");
 }
+is( $coordinator->safe_psql('postgres',
+		'SELECT bloom_agg(bloom_value(id), 0.01, 1000) IS NULL FROM ev WHERE id < 0'),
+	't',
+	'with no rows, bloom_agg(bloom_value(id), 0.01, 1000) written by hand is NULL on Citus (no wrapper)');
 
 # Membership tests next to the rows.
 my @membership = (
@@ -357,30 +486,39 @@ foreach my $case (@membership)
 		"$name counts what the local table counts");
 }
 
-# Bytes that reach the coordinator.  Gathered rows: Citus's EXPLAIN ANALYZE
-# ("Tuple data received from nodes").  Split: the partial states themselves,
-# each shard's worker_partial_agg result as Citus calls it (EXPLAIN ANALYZE
-# of a split custom aggregate fails in Citus 13: "column field_0 has
-# pseudo-type cstring").
+# Bytes that reach the coordinator: EXPLAIN ANALYZE's "Tuple data received
+# from nodes" (from Citus 14; in 13, EXPLAIN ANALYZE of a split custom
+# aggregate fails with "column field_0 has pseudo-type cstring", and the
+# split bytes are each shard's worker_partial_agg result as Citus calls it).
+# Gathered: the polymorphic form with the rewrite off (and, from Citus 15,
+# Citus's own split of internal states off, which would fail).
 my %unit = (bytes => 1, kB => 1024, MB => 1048576, GB => 1073741824);
 
 sub received
 {
-	my ($query) = @_;
+	my ($query, $setup) = @_;
+	$setup //= '';
 	my $plan = $coordinator->safe_psql('postgres',
-		"EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, SUMMARY OFF) $query");
+		"$setup EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, SUMMARY OFF) $query");
 	my ($n, $unit) =
-	  $plan =~ /^ *Tuple data received from nodes: ([0-9]+) (bytes|kB|MB|GB)$/m
+	  $plan =~ /^ *Tuple data received from nodes: ([0-9.]+) (bytes|kB|MB|GB)$/m
 	  or return '';
-	return $n * $unit{$unit};
+	return int($n * $unit{$unit});
 }
 
+my $gather_setup = 'SET bloomfilter.split_aggregates = off;'
+  . ($citus_major >= 15
+	? ' SET citus.allow_aggregate_worker_combine_on_internal_types = off;'
+	: '');
+
 # The bytes of the partial states of AGGREGATE(bloom_value(id), p, 400000)
-# over the rows with id <= ROWS, each shard's worker_partial_agg as Citus
-# calls it.
+# over the rows with id <= ROWS, each shard's worker_partial_agg (text) as
+# Citus 13 calls it, or what EXPLAIN ANALYZE reports from Citus 14 on.
 sub partial_states
 {
 	my ($aggregate, $rows) = @_;
+	return received("SELECT $aggregate(id, 0.01, 400000) FROM ev WHERE id <= $rows")
+	  if $citus_major >= 14;
 	return $coordinator->safe_psql('postgres', qq{
 SELECT sum(result::bigint) FROM run_command_on_shards('ev', \$\$
 	SELECT octet_length(pg_catalog.worker_partial_agg('$aggregate(bloom_hashed, float8, int8)'::regprocedure,
@@ -392,25 +530,22 @@ foreach my $aggregate ('bloom_agg', 'counting_bloom_agg')
 {
 	my $split_bytes = partial_states($aggregate, 400000);
 	my $gather_bytes =
-	  received("SELECT $aggregate(id, 0.01, 400000) FROM ev");
-	my $text_bytes = $coordinator->safe_psql('postgres',
-		"SELECT 16 * octet_length($aggregate(id, 0.01, 400000)::text) FROM ev_local");
+	  received("SELECT $aggregate(id, 0.01, 400000) FROM ev", $gather_setup);
+	my $raw_bytes = $coordinator->safe_psql('postgres',
+		"SELECT 16 * octet_length(" . ($aggregate =~ s/_agg$/_send/r)
+		  . "($aggregate(id, 0.01, 400000))) FROM ev_local");
 	note(
 		"$aggregate over 400,000 rows in 16 shards, false_positive_rate 0.01, capacity 400,000: "
-		  . "split, $split_bytes bytes of partial states reach the coordinator; gathered (the "
-		  . "polymorphic form), $gather_bytes bytes of rows; 16 filters in text form are $text_bytes bytes"
-	);
-	ok($split_bytes ne '' && $split_bytes eq $text_bytes,
-		"$aggregate split, the coordinator receives a partial state per shard: 16 filters' text forms"
-	  )
-	  or diag("split, the coordinator receives $split_bytes bytes; "
-		  . "16 filters' text forms are $text_bytes bytes");
+		  . "split, $split_bytes bytes reach the coordinator; gathered, $gather_bytes bytes "
+		  . "of rows; 16 raw filters are $raw_bytes bytes");
+	ok($split_bytes ne '' && $split_bytes > 0,
+		"$aggregate split: the coordinator receives partial states ($split_bytes bytes; 16 raw filters $raw_bytes)");
 	my $small_split = partial_states($aggregate, 4000);
-	my $small_gather =
-	  received("SELECT $aggregate(id, 0.01, 400000) FROM ev WHERE id <= 4000");
+	my $small_gather = received(
+		"SELECT $aggregate(id, 0.01, 400000) FROM ev WHERE id <= 4000", $gather_setup);
 	note("the same over 4,000 rows: split $small_split bytes, gathered $small_gather bytes");
 	ok( $small_split ne ''
-		  && $small_split eq $split_bytes
+		  && $small_split <= $split_bytes
 		  && $gather_bytes ne ''
 		  && $small_gather ne ''
 		  && $small_gather < int($gather_bytes / 50),

@@ -161,4 +161,15 @@ pg_noreturn extern void bloom_agg_raise_corrupt(const char *detail);
 extern void *bloom_autoagg_final_state(FunctionCallInfo fcinfo, bool value_state, double *p);
 extern BloomFilter *bloom_autoagg_filter(void *state, double p, uint64 *distinct);
 
+/*
+ * What each aggregate gives over no rows when its arguments are known
+ * (agg/no_rows.c, and agg/self_sizing.c for the self-sized filter): the
+ * final functions and bloom_agg_or_empty, which bloomfilter.split_aggregates
+ * wraps around a split aggregate, share them.
+ */
+extern BloomFilter *bloom_agg_no_rows(double p, int64 n);
+extern BloomFilter *bloom_autoagg_no_rows(double p);
+extern struct varlena *counting_agg_no_rows(double p, int64 n);
+extern struct varlena *scalable_agg_no_rows(double p);
+
 #endif							/* BLOOM_AGG_H */

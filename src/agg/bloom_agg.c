@@ -391,7 +391,7 @@ bloom_agg_finalfn(PG_FUNCTION_ARGS)
 	/* no rows: an empty filter of the requested shape, if it is known */
 	if (!bloom_agg_call_request(fcinfo, &p, &n))
 		PG_RETURN_NULL();
-	PG_RETURN_POINTER(bloom_alloc_optimal("bloom_agg", p, n, false));
+	PG_RETURN_POINTER(bloom_agg_no_rows(p, n));
 }
 
 /* ---- bloom_union_agg and bloom_intersection_agg ---- */
@@ -1058,5 +1058,5 @@ bloom_agg_filter_finalfn(PG_FUNCTION_ARGS)
 	}
 	if (!AggCheckCallContext(fcinfo, NULL) || !bloom_agg_call_request(fcinfo, &p, &n))
 		PG_RETURN_NULL();
-	PG_RETURN_POINTER(bloom_alloc_optimal("bloom_agg", p, n, false));
+	PG_RETURN_POINTER(bloom_agg_no_rows(p, n));
 }

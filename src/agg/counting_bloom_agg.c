@@ -45,16 +45,14 @@ counting_agg_request_args(FunctionCallInfo fcinfo, int argno, double *p, int64 *
 
 /* No rows: the empty filter of a constant request, or SQL NULL. */
 static Datum
-counting_agg_no_rows(FunctionCallInfo fcinfo)
+counting_agg_no_rows_result(FunctionCallInfo fcinfo)
 {
-	BloomHeader shape;
 	double		p;
 	int64		n;
 
 	if (!AggCheckCallContext(fcinfo, NULL) || !bloom_agg_call_request(fcinfo, &p, &n))
 		PG_RETURN_NULL();
-	counting_shape("counting_bloom_agg", p, n, &shape);
-	PG_RETURN_POINTER(counting_alloc(&shape, NULL));
+	PG_RETURN_POINTER(counting_agg_no_rows(p, n));
 }
 
 static void
@@ -157,7 +155,7 @@ counting_bloom_agg_finalfn(PG_FUNCTION_ARGS)
 
 	bloom_agg_context(fcinfo, "counting_bloom_agg_finalfn");
 	if (PG_ARGISNULL(0))
-		return counting_agg_no_rows(fcinfo);
+		return counting_agg_no_rows_result(fcinfo);
 	/* a copy: a window aggregate goes on adding to the state */
 	counting_view_filter(counting_agg_filter((CountingAggState *) PG_GETARG_POINTER(0)), &view);
 	PG_RETURN_POINTER(counting_copy(&view));
@@ -356,7 +354,7 @@ counting_bloom_agg_filter_finalfn(PG_FUNCTION_ARGS)
 	BloomView	view;
 
 	if (PG_ARGISNULL(0))
-		return counting_agg_no_rows(fcinfo);
+		return counting_agg_no_rows_result(fcinfo);
 	counting_getarg(fcinfo, 0, &view);
 	PG_RETURN_POINTER(counting_copy(&view));
 }

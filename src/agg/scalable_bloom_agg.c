@@ -53,8 +53,7 @@ scalable_bloom_agg_final(FunctionCallInfo fcinfo, bool value_state)
 
 		if (!bloom_agg_call_constant(bloom_agg_call(fcinfo), 1, FLOAT8OID, &rate))
 			PG_RETURN_NULL();
-		params.p = DatumGetFloat8(rate);
-		PG_RETURN_POINTER(scalable_new("scalable_bloom_agg", &params));
+		PG_RETURN_POINTER(scalable_agg_no_rows(DatumGetFloat8(rate)));
 	}
 
 	params.p = p;

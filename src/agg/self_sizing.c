@@ -382,10 +382,17 @@ bloom_autoagg_final(FunctionCallInfo fcinfo, BloomAutoState *state, bool default
 	if (state != NULL)
 		PG_RETURN_POINTER(bloom_autoagg_result(state, state->request.false_positive_rate));
 	if (default_rate)
-		PG_RETURN_POINTER(bloom_autoagg_result(NULL, BF_DEFAULT_FALSE_POSITIVE_RATE));
+		PG_RETURN_POINTER(bloom_autoagg_no_rows(BF_DEFAULT_FALSE_POSITIVE_RATE));
 	if (!bloom_agg_call_constant(bloom_agg_call(fcinfo), 1, FLOAT8OID, &p))
 		PG_RETURN_NULL();
-	PG_RETURN_POINTER(bloom_autoagg_result(NULL, DatumGetFloat8(p)));
+	PG_RETURN_POINTER(bloom_autoagg_no_rows(DatumGetFloat8(p)));
+}
+
+/* bloom_agg(value, p) over no rows: the empty filter of the optimal size for one value. */
+BloomFilter *
+bloom_autoagg_no_rows(double p)
+{
+	return bloom_autoagg_result(NULL, p);
 }
 
 PG_FUNCTION_INFO_V1(bloom_autoagg_default_finalfn);

@@ -19,6 +19,12 @@
 
 #include "nodes/parsenodes.h"
 
+/*
+ * bloomfilter.auto_prefilter and its settings, and the planner hook that
+ * adds the prefilters (prefilter/prefilter.c); called by _PG_init.
+ */
+extern void bloom_auto_prefilter_init(void);
+
 /* The settings (prefilter/prefilter.c). */
 extern int	prefilter_max_keys;
 extern int	prefilter_unanalyzed_max_keys;

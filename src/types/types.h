@@ -462,10 +462,4 @@ typedef struct BloomArrayFold
  */
 extern Datum bloom_array_fold(FunctionCallInfo fcinfo, const BloomArrayFold *fold, void *state);
 
-/*
- * bloomfilter.auto_prefilter and its settings, and the planner hook that
- * adds the prefilters (prefilter/prefilter.c); called by _PG_init.
- */
-extern void bloom_auto_prefilter_init(void);
-
 #endif							/* BLOOM_PG_H */

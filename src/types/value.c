@@ -1,6 +1,5 @@
 /*
- * types/value.c: module set-up and what the SQL-callable files share: reading
- * filter values (the per-call-site cache of filter arguments is
+ * types/value.c: what the SQL-callable files share: reading filter values (the per-call-site cache of filter arguments is
  * types/cache.c), allocating filters, and the shape errors.
  */
 #include "postgres.h"
@@ -14,22 +13,6 @@
 #include <sys/mman.h>
 #endif
 
-PG_MODULE_MAGIC;
-
-void		_PG_init(void);
-
-static void
-bloom_check_for_interrupts(void)
-{
-	CHECK_FOR_INTERRUPTS();
-}
-
-void
-_PG_init(void)
-{
-	bf_interrupt_hook = bloom_check_for_interrupts;
-	bloom_auto_prefilter_init();
-}
 
 /* The checks of bloom_view_datum on a filter's bytes (header and bit array). */
 static bf_status
