@@ -140,6 +140,31 @@ SELECT bloom_agg_or_empty(NULL::bloom, 0.01, 5000) = bloom_empty(0.01, 5000) AS 
 SELECT * FROM error_of('SELECT bloom_agg_or_empty(NULL::bloom, 2.0, 5000)');
 SELECT * FROM error_of($$SELECT bloom_agg_or_empty(NULL::bloom, 'NaN', 5000)$$);
 
+-- The sparse forms a partial state travels in: bloom_send and bloom_out
+-- under an aggregate (as Citus calls them on a worker: an aggregate whose
+-- final function is the send function shows it) write the sparse form when
+-- it is shorter; bloom_recv and bloom_in read it back.  Everywhere else they
+-- write the stored forms.
+CREATE AGGREGATE split_send_agg(bloom) (
+	SFUNC = bloom_union_agg_fold, STYPE = bloom, FINALFUNC = bloom_send);
+CREATE TEMP TABLE split_sparse AS
+	SELECT f, (SELECT split_send_agg(v.x) FROM (VALUES (f)) AS v(x)) AS sent
+	FROM (SELECT bloom_agg(i, 0.01, 100000) AS f FROM generate_series(1, 1000) AS i) AS s;
+SELECT get_byte(sent, 0) AS marker, octet_length(sent) AS sparse_bytes,
+	octet_length(bloom_send(f)) AS binary_bytes, get_byte(bloom_send(f), 0) AS binary_version,
+	('bloom:sparse:' || translate(encode(sent, 'base64'), E'\n', ''))::bloom = f AS text_reads_back
+FROM split_sparse;
+-- a dense filter keeps its binary form
+SELECT get_byte(split_send_agg(f), 0) AS marker
+FROM (SELECT bloom_agg(i, 0.01, 100) AS f FROM generate_series(1, 1000) AS i) AS s;
+-- malformed sparse text: bad base64, a wrong marker, a truncated form
+SELECT * FROM error_of($$SELECT 'bloom:sparse:!!!!'::bloom$$);
+SELECT e.* FROM split_sparse, LATERAL error_of(format('SELECT %L::bloom',
+	'bloom:sparse:' || translate(encode(set_byte(sent, 0, 1), 'base64'), E'\n', ''))) AS e;
+SELECT e.* FROM split_sparse, LATERAL error_of(format('SELECT %L::bloom',
+	'bloom:sparse:' || translate(encode(substring(sent FROM 1 FOR octet_length(sent) - 1), 'base64'), E'\n', ''))) AS e;
+DROP AGGREGATE split_send_agg(bloom);
+
 DROP FUNCTION split_plpgsql();
 DROP FUNCTION split_check(text);
 DROP VIEW split_v;

@@ -151,4 +151,30 @@ bloom_extension_schema(Oid extension)
 }
 #endif
 
+/*
+ * 18 groups a query's GROUP BY expressions in a range table entry of their
+ * own (RTE_GROUP): above the grouping, the target list reads them as Vars
+ * of that entry.  bloom_group_expr: what such a Var stands for (expr
+ * itself before 18, or when it is something else).
+ */
+#include "nodes/parsenodes.h"
+#include "parser/parsetree.h"
+
+static inline Node *
+bloom_group_expr(Query *query, Node *expr)
+{
+#if PG_VERSION_NUM >= 180000
+	if (expr != NULL && IsA(expr, Var) && ((Var *) expr)->varlevelsup == 0)
+	{
+		Var		   *var = (Var *) expr;
+		RangeTblEntry *rte = rt_fetch(var->varno, query->rtable);
+
+		if (rte->rtekind == RTE_GROUP && var->varattno >= 1 &&
+			var->varattno <= list_length(rte->groupexprs))
+			return (Node *) list_nth(rte->groupexprs, var->varattno - 1);
+	}
+#endif
+	return expr;
+}
+
 #endif							/* BLOOM_COMPAT_H */

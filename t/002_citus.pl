@@ -404,20 +404,20 @@ foreach my $case (@cases)
 	note("$name: a worker task: " . substr($task, 0, 300));
 	if ($expect eq 'split')
 	{
-		ok($task =~ /worker_partial_agg/ && $plan =~ /coord_combine_agg/,
-			"$name is split: worker_partial_agg on the workers, coord_combine_agg on the coordinator"
+		ok($task =~ /worker_(binary_)?partial_agg/ && $plan =~ /coord_(binary_)?combine_agg/,
+			"$name is split: worker_(binary_)partial_agg on the workers, coord_(binary_)combine_agg on the coordinator"
 		) or diag($plan);
 	}
 	elsif ($expect eq 'pushdown')
 	{
-		ok($plan !~ /worker_partial_agg/ && $task =~ /bloom_agg\(/ && $task !~ /bloom_value/,
+		ok($plan !~ /worker_(binary_)?partial_agg/ && $task =~ /bloom_agg\(/ && $task !~ /bloom_value/,
 			"$name runs whole on the workers, not rewritten")
 		  or diag($plan);
 	}
 	else
 	{
 		ok( $task ne ''
-			  && $plan !~ /worker_partial_agg/
+			  && $plan !~ /worker_(binary_)?partial_agg/
 			  && $task !~ /bloom_agg/,
 			"$name gathers the rows to the coordinator (not split, and no error)"
 		) or diag($plan);
@@ -454,7 +454,7 @@ SELECT (SELECT ${aggregate}::text FROM ev WHERE id < 0) = ${empty}::text,
 	(SELECT ${aggregate}::text FROM ev_local WHERE id < 0) = ${empty}::text
 }),
 		't|t',
-		"with no rows, $aggregate split (" . ($plan =~ /worker_partial_agg/ ? 'worker_partial_agg' : 'NOT split')
+		"with no rows, $aggregate split (" . ($plan =~ /(worker_(binary_)?partial_agg)/ ? $1 : 'NOT split')
 		  . ") gives what one server gives");
 }
 is( $coordinator->safe_psql('postgres',

@@ -162,6 +162,24 @@ extern void *bloom_autoagg_final_state(FunctionCallInfo fcinfo, bool value_state
 extern BloomFilter *bloom_autoagg_filter(void *state, double p, uint64 *distinct);
 
 /*
+ * The shape a (false_positive_rate, capacity) request gives, remembered
+ * for the request that came last: per backend, not per call site, because
+ * Citus's worker_partial_agg calls the transition function through a new
+ * FmgrInfo on every row, where fn_extra keeps nothing.  shape_of computes
+ * a shape (raising the request's errors).
+ */
+typedef struct BloomRequestMemo
+{
+	bool		valid;
+	double		p;
+	int64		n;
+	BloomHeader shape;
+} BloomRequestMemo;
+typedef void (*BloomRequestShapeFn) (double p, int64 n, BloomHeader *shape);
+extern const BloomHeader *bloom_agg_request_memo(BloomRequestMemo *memo, double p, int64 n,
+												 BloomRequestShapeFn shape_of);
+
+/*
  * What each aggregate gives over no rows when its arguments are known
  * (agg/no_rows.c, and agg/self_sizing.c for the self-sized filter): the
  * final functions and bloom_agg_or_empty, which bloomfilter.split_aggregates

@@ -823,34 +823,31 @@ bloom_agg_unchanged(FunctionCallInfo fcinfo)
 	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 }
 
-/*
- * The shape bloom_agg's (p, n) gives, kept per call site, so that the same
- * request again costs a comparison.
- */
-static const BloomHeader *
-bloom_agg_request_shape(FunctionCallInfo fcinfo, double p, int64 n)
+/* The shape bloom_agg's (p, n) gives. */
+static void
+bloom_agg_shape_of(double p, int64 n, BloomHeader *shape)
 {
-	BloomCallCache *cache = bloom_call_cache(fcinfo);
+	uint64_t	m = 0;
+	uint32_t	k = 0;
+	uint8_t		scheme;
+	bf_status	status = bf_default_shape(p, n, &m, &k, &scheme);
 
-	if (!cache->request_valid || p != cache->request_p || n != cache->request_n)
-	{
-		uint64_t	m = 0;
-		uint32_t	k = 0;
-		uint8_t		scheme;
-		bf_status	status = bf_default_shape(p, n, &m, &k, &scheme);
+	if (status != BF_OK)
+		bloom_raise_shape_error(status, "bloom_agg", m, k, p, n);
+	shape->format_version = BLOOM_FORMAT_VERSION;
+	shape->hash_scheme = scheme;
+	shape->k = (uint8) k;
+	shape->flags = bloom_new_filter_flags();
+	shape->m = m;
+}
 
-		if (status != BF_OK)
-			bloom_raise_shape_error(status, "bloom_agg", m, k, p, n);
-		cache->request_shape.format_version = BLOOM_FORMAT_VERSION;
-		cache->request_shape.hash_scheme = scheme;
-		cache->request_shape.k = (uint8) k;
-		cache->request_shape.flags = bloom_new_filter_flags();
-		cache->request_shape.m = m;
-		cache->request_p = p;
-		cache->request_n = n;
-		cache->request_valid = true;
-	}
-	return &cache->request_shape;
+/* The shape of bloom_agg's (p, n), remembered (bloom_agg_request_memo). */
+static const BloomHeader *
+bloom_agg_request_shape(double p, int64 n)
+{
+	static BloomRequestMemo memo;
+
+	return bloom_agg_request_memo(&memo, p, n, bloom_agg_shape_of);
 }
 
 static bool
@@ -879,7 +876,7 @@ bloom_agg_filter_transfn(PG_FUNCTION_ARGS)
 	int64		n;
 
 	bloom_agg_request_args(fcinfo, &p, &n);
-	shape = bloom_agg_request_shape(fcinfo, p, n);
+	shape = bloom_agg_request_shape(p, n);
 
 	if (!bloom_agg_target_arg(fcinfo, BLOOM_AGG_FIXED_CAPACITY, &target))
 		bloom_agg_target_new(fcinfo, BLOOM_AGG_FIXED_CAPACITY, shape, NULL, &target);
@@ -903,8 +900,8 @@ bloom_agg_filter_transfn(PG_FUNCTION_ARGS)
 
 /*
  * bloom_agg_shaped(bloom_hashed, shape): the shape is text, bloom_shape()'s
- * (types/bloom/construct.c), parsed once per call site and compared as bytes on
- * later rows.  A row with a NULL value adds nothing and needs no shape; a
+ * (types/bloom/construct.c), parsed once and compared as bytes on later
+ * rows (remembered per backend, as bloom_agg_request_memo's requests).  A row with a NULL value adds nothing and needs no shape; a
  * value needs one, as bloom_add(NULL, value) has no filter to add it to.  A
  * partial state cannot say "no shape yet", so this rule, unlike one that
  * depends on which row came first, is the same in every plan.
@@ -913,7 +910,12 @@ PG_FUNCTION_INFO_V1(bloom_agg_shaped_transfn);
 Datum
 bloom_agg_shaped_transfn(PG_FUNCTION_ARGS)
 {
-	BloomCallCache *cache;
+	static struct
+	{
+		Size		length;		/* 0: none kept (no shape is empty) */
+		char		text[64];
+		BloomHeader shape;
+	}			last;
 	BloomAggTarget target;
 	text	   *shape;
 	const char *data;
@@ -932,33 +934,32 @@ bloom_agg_shaped_transfn(PG_FUNCTION_ARGS)
 	shape = PG_GETARG_TEXT_PP(2);
 	data = VARDATA_ANY(shape);
 	length = VARSIZE_ANY_EXHDR(shape);
-	cache = bloom_call_cache(fcinfo);
-	if (cache->shape_length == 0 || cache->shape_length != length ||
-		memcmp(cache->shape_text, data, length) != 0)
+	if (last.length == 0 || last.length != length || memcmp(last.text, data, length) != 0)
 	{
 		BloomHeader parsed;
 
+		last.length = 0;
 		bloom_parse_shape("bloom_agg_shaped", data, length, &parsed);
-		cache->shape = parsed;
+		last.shape = parsed;
 		/* a shape is never longer; one that were would be parsed every time */
-		cache->shape_length = length <= sizeof(cache->shape_text) ? length : 0;
-		memcpy(cache->shape_text, data, cache->shape_length);
+		last.length = length <= sizeof(last.text) ? length : 0;
+		memcpy(last.text, data, last.length);
 	}
 
 	if (!bloom_agg_target_arg(fcinfo, BLOOM_AGG_SHAPE, &target))
-		bloom_agg_target_new(fcinfo, BLOOM_AGG_SHAPE, &cache->shape, NULL, &target);
+		bloom_agg_target_new(fcinfo, BLOOM_AGG_SHAPE, &last.shape, NULL, &target);
 	else
 	{
 		BloomView	state;
 
 		bloom_view_filter(target.filter, &state);
-		if (!bloom_same_shape(&state.header, &cache->shape))
+		if (!bloom_same_shape(&state.header, &last.shape))
 			ereport(ERROR,
 					errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					errmsg("bloom_agg_shaped: the shape must be the same in every row"),
 					errdetail("The filter has m = " UINT64_FORMAT ", k = %u, hash scheme %u; a row's shape has m = " UINT64_FORMAT ", k = %u, hash scheme %u.",
 							  state.header.m, state.header.k, state.header.hash_scheme,
-							  cache->shape.m, cache->shape.k, cache->shape.hash_scheme));
+							  last.shape.m, last.shape.k, last.shape.hash_scheme));
 	}
 	if (!PG_ARGISNULL(1))
 		bloom_agg_target_add_hashed(fcinfo, &target, "bloom_agg_shaped");

@@ -157,6 +157,21 @@ bloom_agg_call_request(FunctionCallInfo fcinfo, double *p, int64 *n)
 	return true;
 }
 
+const BloomHeader *
+bloom_agg_request_memo(BloomRequestMemo *memo, double p, int64 n, BloomRequestShapeFn shape_of)
+{
+	/* p is never NaN here: shape_of refuses it, and memo stays invalid */
+	if (!memo->valid || p != memo->p || n != memo->n)
+	{
+		memo->valid = false;
+		shape_of(p, n, &memo->shape);
+		memo->p = p;
+		memo->n = n;
+		memo->valid = true;
+	}
+	return &memo->shape;
+}
+
 /* ---- the checks of every row ---- */
 
 void

@@ -275,20 +275,19 @@ counting_agg_target(FunctionCallInfo fcinfo)
 	return counting_copy(&view);
 }
 
-/* The shape (p, n) gives, kept per call site: the same request again costs a comparison. */
-static const BloomHeader *
-counting_agg_request_shape(FunctionCallInfo fcinfo, double p, int64 n)
+static void
+counting_agg_shape_of(double p, int64 n, BloomHeader *shape)
 {
-	BloomCallCache *cache = bloom_call_cache(fcinfo);
+	counting_shape("counting_bloom_agg", p, n, shape);
+}
 
-	if (!cache->request_valid || p != cache->request_p || n != cache->request_n)
-	{
-		counting_shape("counting_bloom_agg", p, n, &cache->request_shape);
-		cache->request_p = p;
-		cache->request_n = n;
-		cache->request_valid = true;
-	}
-	return &cache->request_shape;
+/* The shape of counting_bloom_agg's (p, n), remembered (bloom_agg_request_memo). */
+static const BloomHeader *
+counting_agg_request_shape(double p, int64 n)
+{
+	static BloomRequestMemo memo;
+
+	return bloom_agg_request_memo(&memo, p, n, counting_agg_shape_of);
 }
 
 /* counting_bloom_agg(bloom_hashed, false_positive_rate, capacity) */
@@ -302,7 +301,7 @@ counting_bloom_agg_hashed_transfn(PG_FUNCTION_ARGS)
 	int64		n;
 
 	counting_agg_request_args(fcinfo, 2, &p, &n);
-	shape = counting_agg_request_shape(fcinfo, p, n);
+	shape = counting_agg_request_shape(p, n);
 	if (filter == NULL)
 		filter = counting_alloc(shape, NULL);
 	else if (filter->m != shape->m || filter->k != shape->k ||

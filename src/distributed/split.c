@@ -371,13 +371,14 @@ split_level_gathers(Query *query)
 	foreach(lc, query->groupClause)
 	{
 		SortGroupClause *group = lfirst(lc);
-		TargetEntry *tle = get_sortgroupclause_tle(group, query->targetList);
+		Node	   *expr = bloom_group_expr(query,
+											(Node *) get_sortgroupclause_tle(group, query->targetList)->expr);
 		ListCell   *r;
 		ListCell   *c;
 
 		forboth(r, direct, c, columns)
 		{
-			if (var_is_column((Node *) tle->expr, lfirst_int(r), lfirst_int(c)))
+			if (var_is_column(expr, lfirst_int(r), lfirst_int(c)))
 				return false;
 		}
 	}

@@ -235,15 +235,6 @@ typedef struct BloomCallCache
 	BloomEncoder *encoder;
 	int			encoder_argno;
 	Oid			encoder_typid;
-	/* the bloom_hashed bloom_agg's last request and its shape (agg/bloom_agg.c) */
-	bool		request_valid;
-	double		request_p;
-	int64		request_n;
-	BloomHeader request_shape;
-	/* bloom_agg_shaped's shape argument, as text and parsed (agg/bloom_agg.c) */
-	Size		shape_length;	/* 0: none kept (no shape is empty) */
-	char		shape_text[64];
-	BloomHeader shape;
 } BloomCallCache;
 
 extern BloomCallCache *bloom_call_cache(FunctionCallInfo fcinfo);

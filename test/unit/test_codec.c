@@ -613,3 +613,81 @@ UNIT_TEST(binary_form)
 	CHECK_STATUS(binary_decode_exact(form, sizeof(valid) + 1, &header), BF_LENGTH);
 	CHECK_STATUS(binary_decode_exact(form, sizeof(valid) + 8, &header), BF_LENGTH);
 }
+
+/*
+ * The sparse binary form: round trips at every fill from empty to full,
+ * shorter than the binary form while the filter is sparse, and every
+ * malformed input refused: a truncation, a wrong marker, a byte of the
+ * array past its end, a padding bit set.
+ */
+UNIT_TEST(binary_sparse_form)
+{
+	bool		round_trips = true;
+	bool		shorter_when_sparse = true;
+
+	for (int trial = 0; trial < 200; trial++)
+	{
+		BloomHeader h = {1, 1, (uint8_t) (1 + rng_next() % 16), 0, 1 + rng_next() % 50000};
+		size_t		nbytes = (size_t) bloom_payload_bytes(h.m);
+		uint8_t    *bits = xmalloc(nbytes);
+		uint8_t    *form = xmalloc(BF_BINARY_HEADER_BYTES + bf_sparse_bound(nbytes));
+		uint8_t    *back = xmalloc(nbytes);
+		int			values = trial % 4 == 0 ? 0 : (int) (rng_next() % (h.m / 4 + 2));
+		size_t		length;
+		BloomHeader decoded;
+
+		memset(bits, 0, nbytes);
+		for (int i = 0; i < values; i++)
+			bf_add_hash(bits, h.m, h.k, (bf_hash) {rng_next(), rng_next()});
+		length = bf_binary_sparse_encode(&h, bits, form);
+		memset(back, 0, nbytes);
+		round_trips &= bf_binary_sparse_decode_header(form, length, &decoded) == BF_OK &&
+			header_equal(&decoded, &h) &&
+			bf_binary_sparse_decode(form, length, &decoded, back) == BF_OK &&
+			memcmp(bits, back, nbytes) == 0;
+		if (bf_popcount(bits, nbytes) * 16 < h.m && nbytes >= 64)
+			shorter_when_sparse &= length < BF_BINARY_HEADER_BYTES + nbytes;
+		free(bits);
+		free(form);
+		free(back);
+	}
+	CHECK(round_trips);
+	CHECK(shorter_when_sparse);
+
+	{
+		/* m = 18: bit 17 set, then the form's bytes are header, mask, byte */
+		uint8_t		bits[8] = {0, 0, 0x02, 0, 0, 0, 0, 0};
+		uint8_t		form[BF_BINARY_HEADER_BYTES + 16];
+		uint8_t		back[8];
+		size_t		length = bf_binary_sparse_encode(&valid_header, bits, form);
+		BloomHeader decoded;
+
+		CHECK(length == BF_BINARY_HEADER_BYTES + 8 + 1);
+		CHECK(form[0] == BF_BINARY_SPARSE_MARKER);
+		for (size_t len = 0; len < length; len++)
+		{
+			memset(back, 0, sizeof(back));
+			CHECK(bf_binary_sparse_decode_header(form, len, &decoded) != BF_OK ||
+				  bf_binary_sparse_decode(form, len, &decoded, back) != BF_OK);
+		}
+		/* the plain binary form is not sparse, and a sparse one is not plain */
+		{
+			uint8_t		plain[BF_BINARY_HEADER_BYTES + 8] = {0};
+
+			bf_binary_encode_header(&valid_header, plain);
+			CHECK_STATUS(bf_binary_sparse_decode_header(plain, sizeof(plain), &decoded),
+						 BF_FORMAT_VERSION);
+			CHECK_STATUS(binary_decode_exact(form, length, &decoded), BF_FORMAT_VERSION);
+		}
+		/* a mask bit past the array's 8 bytes */
+		form[BF_BINARY_HEADER_BYTES + 1] = 0x01;
+		CHECK(bf_binary_sparse_decode_header(form, length, &decoded) == BF_OK);
+		memset(back, 0, sizeof(back));
+		CHECK(bf_binary_sparse_decode(form, length, &decoded, back) != BF_OK);
+		/* a padding bit (bit 18) */
+		length = bf_binary_sparse_encode(&valid_header, bits, form);
+		form[length - 1] = 0x06;
+		memset(back, 0, sizeof(back));
+		CHECK_STATUS(bf_binary_sparse_decode(form, length, &decoded, back), BF_PADDING_BITS);
+	}
+}
