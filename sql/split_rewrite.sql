@@ -154,6 +154,16 @@ SELECT get_byte(sent, 0) AS marker, octet_length(sent) AS sparse_bytes,
 	octet_length(bloom_send(f)) AS binary_bytes, get_byte(bloom_send(f), 0) AS binary_version,
 	('bloom:sparse:' || translate(encode(sent, 'base64'), E'\n', ''))::bloom = f AS text_reads_back
 FROM split_sparse;
+-- the same for counting_bloom, whose counters are 4 bits each
+CREATE AGGREGATE split_counting_send_agg(counting_bloom) (
+	SFUNC = counting_bloom_union_agg_fold, STYPE = counting_bloom, FINALFUNC = counting_bloom_send);
+SELECT get_byte(sent, 0) AS marker, octet_length(sent) AS sparse_bytes,
+	octet_length(counting_bloom_send(f)) AS binary_bytes,
+	('counting_bloom:sparse:' || translate(encode(sent, 'base64'), E'\n', ''))::counting_bloom::text = f::text
+		AS text_reads_back
+FROM (SELECT f, (SELECT split_counting_send_agg(v.x) FROM (VALUES (f)) AS v(x)) AS sent
+	FROM (SELECT counting_bloom_agg(i, 0.01, 100000) AS f FROM generate_series(1, 1000) AS i) AS s) AS c;
+DROP AGGREGATE split_counting_send_agg(counting_bloom);
 -- a dense filter keeps its binary form
 SELECT get_byte(split_send_agg(f), 0) AS marker
 FROM (SELECT bloom_agg(i, 0.01, 100) AS f FROM generate_series(1, 1000) AS i) AS s;

@@ -506,38 +506,33 @@ bf_binary_decode(const uint8_t *data, size_t len, BloomHeader *header,
 /* ---- sparse binary form ---- */
 
 size_t
-bf_binary_sparse_encode(const BloomHeader *header, const uint8_t *bits, uint8_t *out)
+bf_binary_sparse_encode(const BloomHeader *header, const uint8_t *array, size_t nbytes,
+						uint8_t *out)
 {
 	bf_binary_encode_header(header, out);
 	out[0] = BF_BINARY_SPARSE_MARKER;
-	return BF_BINARY_HEADER_BYTES +
-		bf_sparse_encode(bits, (size_t) bloom_payload_bytes(header->m),
-						 out + BF_BINARY_HEADER_BYTES);
+	return BF_BINARY_HEADER_BYTES + bf_sparse_encode(array, nbytes, out + BF_BINARY_HEADER_BYTES);
 }
 
 bf_status
-bf_binary_sparse_decode_header(const uint8_t *data, size_t len, BloomHeader *header)
+bf_binary_sparse_header(const uint8_t *data, size_t len, uint8_t *plain)
 {
-	uint8_t		plain[BF_BINARY_HEADER_BYTES];
-
 	if (len < BF_BINARY_HEADER_BYTES)
 		return BF_LENGTH;
 	if (data[0] != BF_BINARY_SPARSE_MARKER)
 		return BF_FORMAT_VERSION;
-	memcpy(plain, data, sizeof(plain));
+	memcpy(plain, data, BF_BINARY_HEADER_BYTES);
 	plain[0] = BLOOM_FORMAT_VERSION;
-	return bf_binary_decode_header(plain, sizeof(plain), header);
+	return BF_OK;
 }
 
-bf_status
-bf_binary_sparse_decode(const uint8_t *data, size_t len, const BloomHeader *header,
-						uint8_t *bits)
+bool
+bf_binary_sparse_expand(const uint8_t *data, size_t len, size_t nbytes, uint8_t *array)
 {
-	size_t		nbytes = (size_t) bloom_payload_bytes(header->m);
-
 	if (len < BF_BINARY_HEADER_BYTES ||
 		!bf_sparse_check(data + BF_BINARY_HEADER_BYTES, len - BF_BINARY_HEADER_BYTES, nbytes))
-		return BF_LENGTH;
-	bf_sparse_or_into(bits, nbytes, data + BF_BINARY_HEADER_BYTES);
-	return bf_check_bits(header, bits, nbytes);
+		return false;
+	if (array != NULL)
+		bf_sparse_or_into(array, nbytes, data + BF_BINARY_HEADER_BYTES);
+	return true;
 }

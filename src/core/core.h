@@ -306,31 +306,33 @@ extern bf_status bf_binary_decode(const uint8_t *data, size_t len,
 extern bf_status bf_binary_decode_header(const uint8_t *data, size_t len, BloomHeader *header);
 
 /*
- * Sparse binary form: a filter whose bits are mostly zero, with the bit
- * array in the sparse form of bf_sparse_encode (core/bits.c).  It travels
- * only between this extension's own functions (a partial state from a
- * Citus worker to the coordinator: bloom_send under an aggregate), and the
- * binary input accepts it as well as the binary form:
+ * Sparse binary form: a filter (or counting filter) whose bytes are mostly
+ * zero, its array of nbytes bytes in the sparse form of bf_sparse_encode
+ * (core/bits.c).  It travels only between this extension's own functions
+ * (a partial state from a Citus worker to the coordinator, sent by the
+ * type's send function under an aggregate), and the binary inputs accept it
+ * as well as the binary form:
  *
  *   byte 0        BF_BINARY_SPARSE_MARKER (not a format version)
  *   bytes 1-11    hash_scheme, k, flags, m, as in the binary form
- *   then          bf_sparse_encode's form of the bloom_payload_bytes(m)
- *                 bytes of bits
+ *   then          bf_sparse_encode's form of the array
  *
  * bf_binary_sparse_encode writes it to out, which has room for
  * BF_BINARY_HEADER_BYTES + bf_sparse_bound(nbytes) bytes, and returns its
- * length.  bf_binary_sparse_decode_header checks the header of data,
- * BF_FORMAT_VERSION when data is not sparse; bf_binary_sparse_decode ORs
- * the bits into bits (bloom_payload_bytes(header->m) zero bytes) once data
- * is checked whole: its length and its padding bits.
+ * length.  bf_binary_sparse_header copies the header of data into plain as
+ * the binary form's (BF_FORMAT_VERSION when data is not sparse, BF_LENGTH
+ * when it is too short); bf_binary_sparse_expand, once data is known to
+ * describe an array of nbytes bytes, checks that the rest of data is
+ * exactly its sparse form, and if so ORs it into array (nbytes zero bytes;
+ * NULL to check only).  The type's own binary checks then apply to the
+ * expanded form.
  */
 #define BF_BINARY_SPARSE_MARKER 0x81
-extern size_t bf_binary_sparse_encode(const BloomHeader *header, const uint8_t *bits,
-									  uint8_t *out);
-extern bf_status bf_binary_sparse_decode_header(const uint8_t *data, size_t len,
-												BloomHeader *header);
-extern bf_status bf_binary_sparse_decode(const uint8_t *data, size_t len,
-										 const BloomHeader *header, uint8_t *bits);
+extern size_t bf_binary_sparse_encode(const BloomHeader *header, const uint8_t *array,
+									  size_t nbytes, uint8_t *out);
+extern bf_status bf_binary_sparse_header(const uint8_t *data, size_t len, uint8_t *plain);
+extern bool bf_binary_sparse_expand(const uint8_t *data, size_t len, size_t nbytes,
+									uint8_t *array);
 
 /* base64, exposed for the unit tests and the fuzzers */
 extern uint64_t bf_base64_length(uint64_t nbytes);

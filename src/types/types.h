@@ -188,6 +188,7 @@ extern const uint8 *bloom_recv_take(StringInfo buf, const char *type_name, bf_st
 									size_t *length);
 extern bytea *bloom_send_view(const BloomView *view);
 
+
 /* The type's input function (types/bloom/io.c), by which the type is recognized. */
 extern PGDLLEXPORT Datum bloom_in(PG_FUNCTION_ARGS);
 
@@ -269,6 +270,28 @@ typedef struct BloomLayout
 
 /* bloom's layout (types/cache.c). */
 extern const BloomLayout bloom_layout;
+
+/*
+ * The sparse forms a value travels in between Citus's workers and its
+ * coordinator (types/sparse.c), for the types whose stored form is a
+ * header and an array (bloom, counting_bloom).  bloom_send_travel: the
+ * binary output of view, sparse under an aggregate when that is shorter.
+ * bloom_out_sparse: the text output prefix + base64 of the sparse form
+ * under an aggregate when shorter than text_length, else NULL.
+ * bloom_expand_sparse: a binary input (*data, *len) that is sparse,
+ * replaced by its expanded binary form (left as it is otherwise), or the
+ * reason it is malformed.  bloom_is_sparse_text and
+ * bloom_decode_sparse_text: a text input after prefix, decoded and
+ * expanded into the binary form.
+ */
+extern bytea *bloom_send_travel(FunctionCallInfo fcinfo, const BloomView *view);
+extern char *bloom_out_sparse(FunctionCallInfo fcinfo, const char *prefix,
+							  const BloomView *view, uint64 text_length);
+extern bf_status bloom_expand_sparse(const BloomLayout *layout, const uint8 **data, size_t *len);
+extern bool bloom_is_sparse_text(const char *prefix, const char *text);
+extern bf_status bloom_decode_sparse_text(const BloomLayout *layout, const char *prefix,
+										  const char *text, const uint8 **plain,
+										  size_t *plain_len);
 
 /*
  * The filter of the layout's type in argument argno, as bloom_getarg and

@@ -86,119 +86,8 @@ bloom_send_view(const BloomView *view)
 	return pq_endtypsend(&buf);
 }
 
-/*
- * The sparse binary form (core/core.h) of a filter, when an aggregate sends
- * it (Citus's worker_binary_partial_agg sends a partial state through the
- * state type's send function, with its aggregate's context) and it is the
- * shorter: a shard's partial filter holds a fraction of the values in a
- * full-size filter, so most of its bytes are zero.  NULL otherwise.  Every
- * other caller gets the binary form that is stored.
- */
-static bytea *
-bloom_send_sparse(FunctionCallInfo fcinfo, const BloomView *view)
-{
-	Size		bound;
-	bytea	   *result;
-	size_t		length;
-
-	if (!AggCheckCallContext(fcinfo, NULL) || view->nbytes < 64)
-		return NULL;
-	bound = add_size(VARHDRSZ + BF_BINARY_HEADER_BYTES, bf_sparse_bound(view->nbytes));
-	result = (bytea *) bloom_palloc_large(bound);
-	length = bf_binary_sparse_encode(&view->header, view->bits, (uint8 *) VARDATA(result));
-	if (length >= BF_BINARY_HEADER_BYTES + view->nbytes)
-	{
-		pfree(result);
-		return NULL;
-	}
-	SET_VARSIZE(result, VARHDRSZ + length);
-	return result;
-}
-
-/*
- * A filter from its sparse binary form, which bloom_recv accepts too, and
- * bloom_in as the base64 after BLOOM_SPARSE_TEXT_PREFIX.
- */
-static bf_status
-bloom_decode_sparse(const uint8 *data, size_t len, BloomFilter **result)
-{
-	BloomHeader header;
-	BloomFilter *filter;
-	bf_status	status;
-
-	/* checked whole before the filter it claims is allocated */
-	status = bf_binary_sparse_decode_header(data, len, &header);
-	if (status == BF_OK &&
-		!bf_sparse_check(data + BF_BINARY_HEADER_BYTES, len - BF_BINARY_HEADER_BYTES,
-						 bloom_payload_bytes(header.m)))
-		status = BF_LENGTH;
-	if (status != BF_OK)
-		return status;
-	filter = bloom_alloc_like(&header);
-	bloom_fill_bits(filter->bits, NULL, bloom_payload_bytes(header.m));
-	status = bf_binary_sparse_decode(data, len, &header, filter->bits);
-	if (status != BF_OK)
-	{
-		pfree(filter);
-		return status;
-	}
-	*result = filter;
-	return BF_OK;
-}
-
-/*
- * The text form of the sparse binary form: this prefix, then its base64.
- * Citus 13 sends a partial state as its type's text output, which bloom_out
- * writes so under an aggregate when it is the shorter, as bloom_send does.
- */
+/* The prefix of the sparse text form (types/sparse.c). */
 #define BLOOM_SPARSE_TEXT_PREFIX "bloom:sparse:"
-
-static bf_status
-bloom_decode_sparse_text(const char *text, size_t len, BloomFilter **result)
-{
-	size_t		prefix = strlen(BLOOM_SPARSE_TEXT_PREFIX);
-	size_t		base64 = len - prefix;
-	size_t		nbytes;
-	uint8	   *data;
-	bf_status	status;
-
-	if (base64 % 4 != 0 || base64 == 0)
-		return BF_BASE64;
-	nbytes = base64 / 4 * 3 - (text[len - 1] == '=') - (text[len - 2] == '=');
-	data = palloc(nbytes);
-	status = bf_base64_decode(text + prefix, base64, data, nbytes);
-	if (status == BF_OK)
-		status = bloom_decode_sparse(data, nbytes, result);
-	pfree(data);
-	return status;
-}
-
-/* bloom_out's sparse text form, or NULL as bloom_send_sparse. */
-static char *
-bloom_out_sparse(FunctionCallInfo fcinfo, const BloomView *view)
-{
-	bytea	   *sparse = bloom_send_sparse(fcinfo, view);
-	size_t		prefix = strlen(BLOOM_SPARSE_TEXT_PREFIX);
-	size_t		nbytes;
-	char	   *text;
-	uint64		length;
-
-	if (sparse == NULL)
-		return NULL;
-	nbytes = VARSIZE(sparse) - VARHDRSZ;
-	length = prefix + bf_base64_length(nbytes);
-	if (length >= bf_text_length(&view->header))
-	{
-		pfree(sparse);
-		return NULL;
-	}
-	text = bloom_palloc_large(length + 1);
-	memcpy(text, BLOOM_SPARSE_TEXT_PREFIX, prefix);
-	bf_base64_encode((const uint8 *) VARDATA(sparse), nbytes, text + prefix);
-	text[length] = '\0';
-	pfree(sparse);
-	return text;
-}
 
 PG_FUNCTION_INFO_V1(bloom_in);
 Datum
@@ -209,8 +98,22 @@ bloom_in(PG_FUNCTION_ARGS)
 	bf_status	status;
 	size_t		len = strlen(text);
 
-	if (strncmp(text, BLOOM_SPARSE_TEXT_PREFIX, strlen(BLOOM_SPARSE_TEXT_PREFIX)) == 0)
-		status = bloom_decode_sparse_text(text, len, &filter);
+	if (bloom_is_sparse_text(BLOOM_SPARSE_TEXT_PREFIX, text))
+	{
+		const uint8 *plain;
+		size_t		plain_len;
+		BloomView	view;
+
+		status = bloom_decode_sparse_text(&bloom_layout, BLOOM_SPARSE_TEXT_PREFIX, text,
+										  &plain, &plain_len);
+		if (status == BF_OK)
+			status = bf_binary_decode(plain, plain_len, &view.header, &view.bits);
+		if (status == BF_OK)
+		{
+			view.nbytes = bloom_payload_bytes(view.header.m);
+			filter = bloom_copy(&view);
+		}
+	}
 	else
 		status = bloom_decode_text(text, len, &filter);
 	if (!bloom_input_status(fcinfo->context, "bloom", status))
@@ -249,10 +152,10 @@ bloom_out(PG_FUNCTION_ARGS)
 	char	   *text;
 
 	bloom_getarg(fcinfo, 0, &view);
-	text = bloom_out_sparse(fcinfo, &view);
+	length = bf_text_length(&view.header);
+	text = bloom_out_sparse(fcinfo, BLOOM_SPARSE_TEXT_PREFIX, &view, length);
 	if (text != NULL)
 		PG_RETURN_CSTRING(text);
-	length = bf_text_length(&view.header);
 	if (length >= MaxAllocSize)
 		ereport(ERROR,
 				errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -276,16 +179,9 @@ bloom_recv(PG_FUNCTION_ARGS)
 	BloomView	view;
 	bf_status	status;
 
-	if (len > 0 && data[0] == BF_BINARY_SPARSE_MARKER)
-	{
-		BloomFilter *filter = NULL;
-
-		status = bloom_decode_sparse(data, len, &filter);
-		if (status != BF_OK)
-			bloom_raise_invalid_binary("bloom", bf_status_message(status));
-		PG_RETURN_POINTER(filter);
-	}
-	status = bf_binary_decode(data, len, &view.header, &view.bits);
+	status = bloom_expand_sparse(&bloom_layout, &data, &len);
+	if (status == BF_OK)
+		status = bf_binary_decode(data, len, &view.header, &view.bits);
 	if (status != BF_OK)
 		bloom_raise_invalid_binary("bloom", bf_status_message(status));
 	view.nbytes = bloom_payload_bytes(view.header.m);
@@ -297,11 +193,7 @@ Datum
 bloom_send(PG_FUNCTION_ARGS)
 {
 	BloomView	view;
-	bytea	   *sparse;
 
 	bloom_getarg(fcinfo, 0, &view);
-	sparse = bloom_send_sparse(fcinfo, &view);
-	if (sparse != NULL)
-		PG_RETURN_BYTEA_P(sparse);
-	PG_RETURN_BYTEA_P(bloom_send_view(&view));
+	PG_RETURN_BYTEA_P(bloom_send_travel(fcinfo, &view));
 }

@@ -153,13 +153,45 @@ counting_decode_text(const char *text, size_t len, CountingBloomFilter **result)
 	return BF_OK;
 }
 
+/* The prefix of the sparse text form (types/sparse.c). */
+#define COUNTING_SPARSE_TEXT_PREFIX "counting_bloom:sparse:"
+
+/* A filter from a binary form (expanded if sparse), or why it is malformed. */
+static bf_status
+counting_decode_binary(const uint8 *data, size_t len, CountingBloomFilter **result)
+{
+	BloomView	view;
+	bf_status	status = bloom_expand_sparse(&counting_layout, &data, &len);
+
+	if (status == BF_OK)
+		status = bf_counting_binary_decode(data, len, &view.header, &view.bits);
+	if (status != BF_OK)
+		return status;
+	view.nbytes = bf_counting_payload_bytes(view.header.m);
+	*result = counting_copy(&view);
+	return BF_OK;
+}
+
 PG_FUNCTION_INFO_V1(counting_bloom_in);
 Datum
 counting_bloom_in(PG_FUNCTION_ARGS)
 {
 	const char *text = PG_GETARG_CSTRING(0);
 	CountingBloomFilter *filter = NULL;
-	bf_status	status = counting_decode_text(text, strlen(text), &filter);
+	bf_status	status;
+
+	if (bloom_is_sparse_text(COUNTING_SPARSE_TEXT_PREFIX, text))
+	{
+		const uint8 *plain;
+		size_t		plain_len;
+
+		status = bloom_decode_sparse_text(&counting_layout, COUNTING_SPARSE_TEXT_PREFIX, text,
+										  &plain, &plain_len);
+		if (status == BF_OK)
+			status = counting_decode_binary(plain, plain_len, &filter);
+	}
+	else
+		status = counting_decode_text(text, strlen(text), &filter);
 
 	if (!bloom_input_status(fcinfo->context, "counting_bloom", status))
 		return (Datum) 0;
@@ -183,6 +215,9 @@ counting_bloom_out(PG_FUNCTION_ARGS)
 				errdetail("The text form of a filter of m = " UINT64_FORMAT " counters would take " UINT64_FORMAT " bytes; the limit is %zu.",
 						  view.header.m, length, (Size) MaxAllocSize - 1),
 				errhint("Use binary COPY or counting_bloom_send() to move larger filters."));
+	text = bloom_out_sparse(fcinfo, COUNTING_SPARSE_TEXT_PREFIX, &view, length);
+	if (text != NULL)
+		PG_RETURN_CSTRING(text);
 	text = bloom_palloc_large(length + 1);
 	bf_counting_text_encode(&view.header, view.bits, text);
 	PG_RETURN_CSTRING(text);
@@ -195,14 +230,12 @@ counting_bloom_recv(PG_FUNCTION_ARGS)
 	size_t		len;
 	const uint8 *data = bloom_recv_take((StringInfo) PG_GETARG_POINTER(0), "counting_bloom",
 										BF_COUNTING_TOO_LARGE, &len);
-	BloomView	view;
-	bf_status	status;
+	CountingBloomFilter *filter = NULL;
+	bf_status	status = counting_decode_binary(data, len, &filter);
 
-	status = bf_counting_binary_decode(data, len, &view.header, &view.bits);
 	if (status != BF_OK)
 		bloom_raise_invalid_binary("counting_bloom", bf_status_message(status));
-	view.nbytes = bf_counting_payload_bytes(view.header.m);
-	PG_RETURN_POINTER(counting_copy(&view));
+	PG_RETURN_POINTER(filter);
 }
 
 PG_FUNCTION_INFO_V1(counting_bloom_send);
@@ -212,5 +245,5 @@ counting_bloom_send(PG_FUNCTION_ARGS)
 	BloomView	view;
 
 	counting_getarg(fcinfo, 0, &view);
-	PG_RETURN_BYTEA_P(bloom_send_view(&view));
+	PG_RETURN_BYTEA_P(bloom_send_travel(fcinfo, &view));
 }
