@@ -56,6 +56,7 @@
 #include "postgres.h"
 
 #include "distributed/distributed.h"
+#include "module.h"
 
 #include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"
@@ -128,21 +129,11 @@ typedef struct SplitCatalog
 
 static SplitCatalog split_catalog;
 
-static Oid
-split_function(Oid namespace, const char *name, int nargs, const Oid *argtypes)
-{
-	return GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid,
-						   CStringGetDatum(name),
-						   PointerGetDatum(buildoidvector(argtypes, nargs)),
-						   ObjectIdGetDatum(namespace));
-}
-
 /* The extension's aggregates and functions, once per session (until they change). */
 static bool
 split_catalog_available(void)
 {
 	SplitCatalog *cat = &split_catalog;
-	Oid			extension;
 	Oid			ns;
 	Oid			bloom;
 	Oid			h;
@@ -162,16 +153,11 @@ split_catalog_available(void)
 	if (cat->looked_up)
 		return cat->available;
 	cat->looked_up = true;
-	extension = get_extension_oid("bloomfilter", true);
-	if (!OidIsValid(extension))
-		return false;
-	ns = bloom_extension_schema(extension);
+	ns = bloom_own_schema();
 	if (!OidIsValid(ns))
 		return false;
-	bloom = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-							CStringGetDatum("bloom"), ObjectIdGetDatum(ns));
-	h = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-						CStringGetDatum("bloom_hashed"), ObjectIdGetDatum(ns));
+	bloom = bloom_own_type(ns, "bloom");
+	h = bloom_own_type(ns, "bloom_hashed");
 	if (!OidIsValid(bloom) || !OidIsValid(h))
 		return false;
 	cat->hashed_type = h;
@@ -179,8 +165,8 @@ split_catalog_available(void)
 		Oid			any[1] = {ANYELEMENTOID};
 		Oid			filter[1] = {bloom};
 
-		cat->value_function = split_function(ns, "bloom_value", 1, any);
-		cat->shape_function = split_function(ns, "bloom_shape", 1, filter);
+		cat->value_function = bloom_own_function(ns, "bloom_value", 1, any);
+		cat->shape_function = bloom_own_function(ns, "bloom_shape", 1, filter);
 	}
 	for (int t = 0; t < TWIN_COUNT; t++)
 	{
@@ -216,17 +202,15 @@ split_catalog_available(void)
 		twin_args[0] = h;
 		if (t == TWIN_LIKE)
 			twin_args[1] = TEXTOID;
-		cat->polymorphic[t] = split_function(ns, names[t], nargs, args);
-		cat->twin[t] = split_function(ns, twin_names[t], nargs, twin_args);
+		cat->polymorphic[t] = bloom_own_function(ns, names[t], nargs, args);
+		cat->twin[t] = bloom_own_function(ns, twin_names[t], nargs, twin_args);
 		if (!OidIsValid(cat->polymorphic[t]) || !OidIsValid(cat->twin[t]))
 			return false;
 		if (result_types[t] != NULL)
 		{
 			/* (result type, the aggregate's arguments but the value) */
-			twin_args[0] = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-										   CStringGetDatum(result_types[t]),
-										   ObjectIdGetDatum(ns));
-			cat->or_empty[t] = split_function(ns, "bloom_agg_or_empty", nargs, twin_args);
+			twin_args[0] = bloom_own_type(ns, result_types[t]);
+			cat->or_empty[t] = bloom_own_function(ns, "bloom_agg_or_empty", nargs, twin_args);
 		}
 	}
 	cat->available = OidIsValid(cat->value_function) && OidIsValid(cat->shape_function);

@@ -21,6 +21,7 @@
 #include "postgres.h"
 
 #include "prefilter/prefilter.h"
+#include "module.h"
 
 #include "access/htup_details.h"
 #include "catalog/pg_class.h"
@@ -47,19 +48,9 @@ prefilter_catalog(void)
 	return &prefilter_cache;
 }
 
-static Oid
-prefilter_function(Oid namespace, const char *name, int nargs, const Oid *argtypes)
-{
-	return GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid,
-						   CStringGetDatum(name),
-						   PointerGetDatum(buildoidvector(argtypes, nargs)),
-						   ObjectIdGetDatum(namespace));
-}
-
 bool
 prefilter_catalog_available(PrefilterCatalog *cat)
 {
-	Oid			extension;
 	Oid			namespace;
 	Oid			agg_args[2] = {ANYELEMENTOID, FLOAT8OID};
 	Oid			contains_args[2];
@@ -68,23 +59,18 @@ prefilter_catalog_available(PrefilterCatalog *cat)
 	if (cat->looked_up)
 		return cat->available;
 	cat->looked_up = true;
-	extension = get_extension_oid("bloomfilter", true);
-	if (!OidIsValid(extension))
-		return false;
-	namespace = bloom_extension_schema(extension);
+	namespace = bloom_own_schema();
 	if (!OidIsValid(namespace))
 		return false;
-	cat->bloom_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-									  CStringGetDatum("bloom"),
-									  ObjectIdGetDatum(namespace));
+	cat->bloom_type = bloom_own_type(namespace, "bloom");
 	if (!OidIsValid(cat->bloom_type))
 		return false;
 	contains_args[0] = cat->bloom_type;
 	contains_args[1] = ANYELEMENTOID;
 	marker_args[0] = cat->bloom_type;
-	cat->agg = prefilter_function(namespace, "bloom_agg", 2, agg_args);
-	cat->contains = prefilter_function(namespace, "bloom_contains", 2, contains_args);
-	cat->marker = prefilter_function(namespace, "bloom_auto_prefilter", 1, marker_args);
+	cat->agg = bloom_own_function(namespace, "bloom_agg", 2, agg_args);
+	cat->contains = bloom_own_function(namespace, "bloom_contains", 2, contains_args);
+	cat->marker = bloom_own_function(namespace, "bloom_auto_prefilter", 1, marker_args);
 	cat->available = OidIsValid(cat->agg) && OidIsValid(cat->contains) &&
 		OidIsValid(cat->marker);
 	return cat->available;
