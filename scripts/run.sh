@@ -195,6 +195,10 @@ add_counted() {
 	summary+=("$(printf '%-22s %d passed, %d failed (exited %d, %s)' "$name:" "$p" "$f" "$status" "$time")")
 }
 
+if runs unit; then
+	heading "layout: doc/development.md's tables of src/ and the tree"
+	run_counted layout "$BUILD/layout.log" "$ROOT/test/layout.sh"
+fi
 if ! runs unit; then
 	:
 elif [ -f "$ROOT/test/unit.mk" ]; then
