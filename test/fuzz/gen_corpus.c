@@ -352,6 +352,12 @@ binary_corpus(void)
 	f.header.m = BLOOM_M_MAX + 1;
 	bf_binary_encode_header(&f.header, form);
 	write_file("fuzz_binary", "bad-m-too-large", form, len);
+
+	/* the sparse form (a partial state between Citus's nodes), and one cut short */
+	f = make_filter(2048, 7, 1, 20);
+	len = bf_binary_sparse_encode(&f.header, f.bits, (size_t) payload_bytes(&f), form);
+	write_file("fuzz_binary", "sparse-m2048-k7-20values", form, len);
+	write_file("fuzz_binary", "bad-sparse-truncated", form, len - 1);
 }
 
 static void
