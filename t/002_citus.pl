@@ -57,6 +57,14 @@ my ($citus_control) = grep { /^default_version/ }
 my ($citus_default) = ($citus_control // '') =~ /'([0-9.]+)/;
 my ($citus_major) = ($citus_default // '0') =~ /^([0-9]+)/;
 
+# What makes Citus gather the polymorphic aggregates' rows: the rewrite
+# off and, from Citus 15, Citus's own split of internal states off (else
+# it fails).
+my $gather_setup = 'SET bloomfilter.split_aggregates = off;'
+  . ($citus_major >= 15
+	? ' SET citus.allow_aggregate_worker_combine_on_internal_types = off;'
+	: '');
+
 # Three servers on 127.0.0.1, each on the port the framework gave it (their
 # Unix sockets stay where the framework puts them).  bloomfilter is preloaded
 # after citus, so that its planner hook runs before Citus's
@@ -433,6 +441,67 @@ foreach my $case (@cases)
 	}
 }
 
+# Prepared statements (custom and generic plans), PL/pgSQL and a
+# materialized view: the rewrite happens wherever the planner plans.
+# Prepared statements: custom plans (what plan_cache_mode auto chooses for
+# Citus's distributed queries) are split; a forced generic plan has
+# parameters for arguments, which Citus cannot plan for several shards
+# ("could not create distributed plan", Citus 13.2.2, with or without the
+# rewrite): the rewrite must give what the query gives without it.
+sub prepared
+{
+	my ($mode, $setup) = @_;
+	return $coordinator->psql('postgres', qq{
+$setup
+SET plan_cache_mode = $mode;
+PREPARE agg(float8, int8) AS SELECT bloom_agg(id, \$1, \$2) FROM ev;
+EXPLAIN (VERBOSE, COSTS OFF) EXECUTE agg(0.01, 400000);
+CREATE TEMP TABLE prepared_result AS EXECUTE agg(0.01, 400000);
+SELECT 'same: ' || (f = (SELECT bloom_agg(id, 0.01, 400000) FROM ev_local)) FROM prepared_result AS r(f);
+});
+}
+foreach my $mode ('auto', 'force_custom_plan', 'force_generic_plan')
+{
+	my ($ret, $out, $err) = prepared($mode, '');
+	if ($mode ne 'force_generic_plan')
+	{
+		ok($ret == 0 && $out =~ /worker_(binary_)?partial_agg/ && $out =~ /same: true/,
+			"a prepared bloom_agg(id, \$1, \$2), plan_cache_mode $mode, is split and equals the local table's"
+		) or diag($out, $err);
+		next;
+	}
+	my ($off_ret, $off_out, $off_err) = prepared($mode, $gather_setup);
+	my ($message) = $err =~ /ERROR:\s+(.*)/;
+	my ($off_message) = $off_err =~ /ERROR:\s+(.*)/;
+	note("plan_cache_mode $mode: with the rewrite "
+		  . ($ret == 0 ? 'planned' : "ERROR $message")
+		  . "; without it " . ($off_ret == 0 ? 'planned' : "ERROR $off_message"));
+	ok( ($ret == 0 && $out =~ /same: true/ && $off_ret == 0)
+		  || ($ret != 0 && $off_ret != 0 && $message eq $off_message),
+		"a prepared bloom_agg(id, \$1, \$2), plan_cache_mode $mode, gives what it gives without the rewrite"
+	) or diag($out, $err, $off_out, $off_err);
+}
+$coordinator->safe_psql('postgres', q{
+CREATE FUNCTION ev_filter(p float8, n int8) RETURNS bloom LANGUAGE plpgsql AS $$
+BEGIN
+	RETURN (SELECT bloom_agg(id, p, n) FROM ev);
+END
+$$;
+CREATE MATERIALIZED VIEW ev_daily AS SELECT g, bloom_agg(id) AS f FROM ev GROUP BY g;
+});
+is( $coordinator->safe_psql('postgres',
+		'SELECT ev_filter(0.01, 400000) = (SELECT bloom_agg(id, 0.01, 400000) FROM ev_local)'),
+	't',
+	'bloom_agg(id, p, n) in PL/pgSQL equals the local table\'s');
+$coordinator->safe_psql('postgres', 'REFRESH MATERIALIZED VIEW ev_daily');
+is( $coordinator->safe_psql('postgres', q{
+SELECT count(*) FROM ev_daily AS d
+	JOIN (SELECT g, bloom_agg(id) AS f FROM ev_local GROUP BY g) AS l USING (g)
+WHERE d.f = l.f
+}),
+	'100',
+	'a materialized view of GROUP BY g, bloom_agg(id), refreshed, equals the local table\'s, group by group');
+
 # No rows: what one server gives, split or not.  Split, Citus's coordinator
 # calls the final function without the aggregate's arguments, so the
 # rewrite wraps a call with constant arguments in bloom_agg_or_empty; the
@@ -506,10 +575,6 @@ sub received
 	return int($n * $unit{$unit});
 }
 
-my $gather_setup = 'SET bloomfilter.split_aggregates = off;'
-  . ($citus_major >= 15
-	? ' SET citus.allow_aggregate_worker_combine_on_internal_types = off;'
-	: '');
 
 # The bytes of the partial states of AGGREGATE(bloom_value(id), p, 400000)
 # over the rows with id <= ROWS, each shard's worker_partial_agg (text) as
