@@ -274,7 +274,10 @@ var_is_column(Node *node, Index rti, AttrNumber column)
 		column != 0;
 }
 
-/* Whether a top-level conjunct of quals is "column = constant" on rti's column. */
+/*
+ * Whether a top-level conjunct of quals is "column = constant" on rti's
+ * column (a parameter counts: a custom plan has its value).
+ */
 static bool
 quals_pin(Node *quals, Index rti, AttrNumber column)
 {
@@ -296,8 +299,8 @@ quals_pin(Node *quals, Index rti, AttrNumber column)
 			continue;
 		left = linitial(op->args);
 		right = lsecond(op->args);
-		if ((var_is_column(left, rti, column) && IsA(right, Const)) ||
-			(var_is_column(right, rti, column) && IsA(left, Const)))
+		if ((var_is_column(left, rti, column) && (IsA(right, Const) || IsA(right, Param))) ||
+			(var_is_column(right, rti, column) && (IsA(left, Const) || IsA(left, Param))))
 			return true;
 	}
 	return false;
@@ -541,10 +544,23 @@ split_level_mutator(Node *node, SplitContext *context)
 
 static bool split_walker(Node *node, SplitContext *context);
 
+/* Whether node (of one query level) holds a call of a polymorphic aggregate of ours. */
+static bool
+split_has_polymorphic(Node *node, void *context)
+{
+	if (node == NULL || IsA(node, Query))
+		return false;
+	if (IsA(node, Aggref) && split_twin_of(((Aggref *) node)->aggfnoid) >= 0)
+		return true;
+	return expression_tree_walker(node, split_has_polymorphic, context);
+}
+
 static void
 split_level(Query *query, SplitContext *context)
 {
 	if (query->hasAggs &&
+		(split_has_polymorphic((Node *) query->targetList, NULL) ||
+		 split_has_polymorphic(query->havingQual, NULL)) &&
 		(split_mode == SPLIT_ALWAYS || split_level_gathers(query)))
 	{
 		query->targetList = (List *) split_level_mutator((Node *) query->targetList, context);
