@@ -27,9 +27,9 @@
  * sharded table (hash, range or append distributed; directly, or through a
  * subquery, a CTE or a view, which the rewriter has expanded by now), is
  * not grouped by a distribution column of a table it reads directly, and
- * does not pin every such table to one shard with "column = constant".  In
- * the last two cases Citus runs the whole aggregate on a worker already,
- * where bloom_value() would only cost more.  The rewrite reaches every
+ * does not pin every such table to one shard with "column = constant" (or
+ * a parameter).  In the last two cases Citus runs the whole aggregate on a
+ * worker already, where bloom_value() would only cost more.  The rewrite reaches every
  * query the planner plans: subqueries, CTEs, expanded views, prepared
  * statements (custom and generic plans) and the queries of PL/pgSQL.
  *
@@ -42,6 +42,14 @@
  * the same in every row (a constant or a parameter, such as a scalar
  * subquery's), and a NULL template then makes the value NULL too:
  * "NULL in every row gives NULL", as bloom_agg_like says.
+ *
+ * Over no rows.  One server gives the filter of no rows (bloom_empty(p,
+ * n) for bloom_agg(x, p, n)): the final function reads the constant
+ * arguments from the aggregate call.  Split, Citus's coordinator calls it
+ * without them, and it gives NULL.  So a rewritten call whose arguments are
+ * constants (after folding, with a custom plan's parameter values) is
+ * wrapped in bloom_agg_or_empty(call, arguments) (agg/no_rows.c), which
+ * passes a filter through and turns NULL into the filter of no rows.
  *
  * The hook must run before Citus's: shared_preload_libraries = 'citus,
  * bloomfilter' (Citus refuses to load after another planner hook, and a
