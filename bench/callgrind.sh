@@ -103,7 +103,14 @@ trap '"${as_owner[@]}" "$bindir/pg_ctl" -D "$work/data" -m immediate stop >/dev/
 
 "${as_owner[@]}" "$bindir/initdb" -D "$work/data" -A trust -U postgres --no-sync \
 	-E UTF8 --locale=C.UTF-8 >"$work/initdb.log" 2>&1 || { cat "$work/initdb.log" >&2; exit 1; }
-opts="-c listen_addresses='' -c unix_socket_directories=$work -c port=5432 -c fsync=off -c extension_destdir=$inst -c jit=off -c max_parallel_workers_per_gather=0"
+# the settings that load the extension from $inst (scripts/destdir_settings.sh)
+load_from=()
+while IFS= read -r setting; do load_from+=(-c "$setting"); done \
+	< <("$(dirname "${BASH_SOURCE[0]}")/../scripts/destdir_settings.sh" "$inst")
+opts="-c listen_addresses='' -c unix_socket_directories=$work -c port=5432 -c fsync=off -c jit=off -c max_parallel_workers_per_gather=0"
+for setting in "${load_from[@]}"; do
+	[ "$setting" = -c ] || opts+=" -c ${setting%%=*}='${setting#*=}'"
+done
 "${as_owner[@]}" "$bindir/pg_ctl" -D "$work/data" -l "$work/server.log" -w -o "$opts" start >/dev/null
 "$bindir/psql" -X -q -v ON_ERROR_STOP=1 -h "$work" -p 5432 -U postgres -d postgres <<SQL
 CREATE EXTENSION bloomfilter;
@@ -120,7 +127,7 @@ for fn in $functions; do toggles+=("--toggle-collect=$fn"); done
 "${as_owner[@]}" valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out" \
 	"${toggles[@]}" \
 	"$bindir/postgres" --single -D "$work/data" \
-	-c extension_destdir="$inst" -c jit=off -c max_parallel_workers_per_gather=0 \
+	"${load_from[@]}" -c jit=off -c max_parallel_workers_per_gather=0 \
 	postgres >"$work/single.log" 2>"$work/valgrind.log" <<<"$queries"
 grep -q "count = \"$rows\"" "$work/single.log" || { echo "callgrind.sh: the hashint8 query did not count $rows rows" >&2; cat "$work/single.log" >&2; exit 1; }
 if grep -q ERROR "$work/single.log"; then

@@ -101,23 +101,18 @@ sub bloom_watch
 }
 
 # load_from_conf(DESTDIR): the settings (lines of postgresql.conf) that load
-# the extension from a DESTDIR tree: Debian's
-# extension_destdir up to 17, PostgreSQL's own extension_control_path and
-# dynamic_library_path from 18 on (Debian's 18 packages dropped
-# extension_destdir).
+# the extension from a DESTDIR tree, as scripts/destdir_settings.sh gives
+# them.
 sub load_from_conf
 {
 	my ($inst) = @_;
 	return () unless $inst;
-	if ($PG_MAJOR >= 18)
-	{
-		my $share = `pg_config --sharedir`;
-		my $lib   = `pg_config --pkglibdir`;
-		chomp($share, $lib);
-		return ("extension_control_path = '$inst$share:\$system'",
-			"dynamic_library_path = '$inst$lib:\$libdir'");
-	}
-	return ("extension_destdir = '$inst'");
+	my $script = bloom_root() . '/scripts/destdir_settings.sh';
+	# the pg_config of the servers the framework starts: the one on the PATH
+	local $ENV{PG_CONFIG} = 'pg_config';
+	my @settings = split /\n/, `'$script' '$inst'`;
+	die "$script $inst failed" if $? != 0 || !@settings;
+	return map { my ($name, $value) = split /=/, $_, 2; "$name = '$value'" } @settings;
 }
 
 # check_lines(OUTPUT): the lines "CHECK pass|fail DESCRIPTION" of OUTPUT

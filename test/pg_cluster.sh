@@ -7,9 +7,7 @@
 # socket there, so any number of these can run at once (pg_virtualenv, run as
 # root, always uses the one cluster 15/regress).  The extension is loaded from
 # DESTDIR (a "make install DESTDIR=..." tree), so nothing is installed
-# system-wide: through Debian's extension_destdir setting up to 17, and
-# through PostgreSQL's own extension_control_path and dynamic_library_path
-# from 18 on (Debian's 18 packages dropped extension_destdir).
+# system-wide (scripts/destdir_settings.sh has the settings that do it).
 #
 # The command sees PGHOST, PGPORT, PGUSER, PGDATABASE, BLOOM_PG_LOG (the
 # server log), BLOOM_PG_DATA (the data directory) and BLOOM_PG_CTL (pg_ctl
@@ -28,14 +26,11 @@ while [ "${1:-}" = "-o" ]; do opts+=(-c "$2"); shift 2; done
 destdir=$(cd "$1" && pwd); shift
 
 bindir=$("${PG_CONFIG:-pg_config}" --bindir)
-major=$("${PG_CONFIG:-pg_config}" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
-if [ "$major" -ge 18 ]; then
-	# the control path names share directories; "extension" is appended
-	load_from="-c extension_control_path='$destdir$("${PG_CONFIG:-pg_config}" --sharedir):\$system' \
-		-c dynamic_library_path='$destdir$("${PG_CONFIG:-pg_config}" --pkglibdir):\$libdir'"
-else
-	load_from="-c extension_destdir='$destdir'"
-fi
+# the settings that load the extension from $destdir (scripts/destdir_settings.sh)
+load_from=
+while IFS= read -r setting; do
+	load_from+=" -c ${setting%%=*}='${setting#*=}'"
+done < <("$(dirname "${BASH_SOURCE[0]}")/../scripts/destdir_settings.sh" "$destdir")
 work=$(mktemp -d /tmp/bloomfilter-pg.XXXXXX)
 chmod 755 "$work"
 as_owner=()
