@@ -96,22 +96,25 @@ citus_read_table(Oid relid, CitusTableEntry *entry)
 	tuple = systable_getnext(scan);
 	if (HeapTupleIsValid(tuple))
 	{
-		bool		isnull;
-		Datum		method = heap_getattr(tuple, method_attnum, desc, &isnull);
+		/*
+		 * heap_deform_tuple, not heap_getattr: from 15.20 on heap_getattr is
+		 * an inline that calls a function older minor releases lack, and
+		 * the library must load into them too.
+		 */
+		Datum	   *values = palloc(desc->natts * sizeof(Datum));
+		bool	   *nulls = palloc(desc->natts * sizeof(bool));
 
-		if (!isnull)
+		heap_deform_tuple(tuple, desc, values, nulls);
+		if (!nulls[method_attnum - 1])
 		{
-			char		m = DatumGetChar(method);
+			char		m = DatumGetChar(values[method_attnum - 1]);
 
 			entry->sharded = (m == 'h' || m == 'r' || m == 'a');
 		}
-		if (entry->sharded && key_attnum != InvalidAttrNumber)
-		{
-			Datum		partkey = heap_getattr(tuple, key_attnum, desc, &isnull);
-
-			if (!isnull)
-				entry->column = citus_partkey_column(DatumGetTextPP(partkey));
-		}
+		if (entry->sharded && key_attnum != InvalidAttrNumber && !nulls[key_attnum - 1])
+			entry->column = citus_partkey_column(DatumGetTextPP(values[key_attnum - 1]));
+		pfree(values);
+		pfree(nulls);
 	}
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
