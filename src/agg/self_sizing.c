@@ -11,7 +11,12 @@
  *   at 16 slots and doubles, so that small groups stay small, up to
  *   BF_AUTO_EXACT_LIMIT (2^17) distinct values, 4 MB;
  * - sketch: past that, one filter of M = 15 * 2^J bits (60 MB at p = 0.01),
- *   which the final function folds down to the size it chooses.
+ *   which the final function folds down to the size it chooses.  Its
+ *   probes wait in the region adder's buffers (core/probe.h), and its M bits
+ *   are allocated only when they must be set: when a buffer is full (about
+ *   a million values), or when something reads them.  A state that only
+ *   travels (a worker's share on Citus, or in a parallel plan) with fewer
+ *   values is written in the sparse form straight from the buffers.
  *
  * The final function reads the state and builds a new filter, so the
  * aggregates work as window aggregates.  Parallel aggregation: the combine
@@ -57,6 +62,7 @@ typedef struct BloomAutoState
 	 */
 	bool		sketch_borrowed;
 	const uint8 *sparse_sketch;
+	Size		sparse_sketch_length;
 
 	/*
 	 * Sketch phase: probes sorted by region of the sketch but not set yet
@@ -69,12 +75,35 @@ typedef struct BloomAutoState
 	uint8		flags;			/* the result's BLOOM_FLAG_*, as values set them */
 } BloomAutoState;
 
-/* Set the bits of the values still pending in the sketch's adder. */
+/* Whether the state is in the sketch phase (its bits perhaps not allocated yet). */
+static inline bool
+bloom_autoagg_in_sketch(const BloomAutoState *state)
+{
+	return state->sketch != NULL || state->adder != NULL;
+}
+
+/*
+ * Set the bits of the values still pending in the sketch's adder, which
+ * allocates them first if need be (bloom_autoagg_need_bits).
+ */
 static void
 bloom_autoagg_flush(BloomAutoState *state)
 {
 	if (state->adder != NULL)
 		bf_region_adder_flush(state->adder);
+}
+
+/* The adder's need_bits: the sketch's M bits, zeroed, beside the adder. */
+static uint8_t *
+bloom_autoagg_need_bits(void *arg)
+{
+	BloomAutoState *state = (BloomAutoState *) arg;
+	MemoryContext old_context = MemoryContextSwitchTo(GetMemoryChunkContext(state->adder));
+
+	state->sketch = (uint8 *) bloom_palloc_large(bloom_payload_bytes(state->sketch_m));
+	bloom_fill_bits(state->sketch, NULL, bloom_payload_bytes(state->sketch_m));
+	MemoryContextSwitchTo(old_context);
+	return state->sketch;
 }
 
 #define BLOOM_AUTO_INITIAL_SLOTS 16
@@ -130,7 +159,7 @@ bloom_autoagg_raise_rate_error(double p, uint64 n, uint64 sketch_m)
 /*
  * Move from the exact phase to the sketch: the hashes go into M bits, which
  * start as a copy of the sketch base (of the same M), or empty when base is
- * NULL.  A rate that not even one value can meet within M bits (1e-19: the
+ * NULL (and are then allocated when needed).  A rate that not even one value can meet within M bits (1e-19: the
  * double-hashing floor, core/probe.h) fails here as it does in the exact phase,
  * before M bits are allocated for nothing, rather than as "too many
  * distinct values" from the final function.
@@ -148,12 +177,17 @@ bloom_autoagg_to_sketch(BloomAutoState *state, MemoryContext aggcontext, const u
 									   Max(state->set.count, 1), state->sketch_m);
 	old_context = MemoryContextSwitchTo(aggcontext);
 
-	state->sketch = (uint8 *) bloom_palloc_large(nbytes);
-	bloom_fill_bits(state->sketch, base, nbytes);
+	if (base != NULL)
+	{
+		state->sketch = (uint8 *) bloom_palloc_large(nbytes);
+		bloom_fill_bits(state->sketch, base, nbytes);
+	}
 	state->adder = (bf_region_adder *) palloc(sizeof(bf_region_adder));
 	bf_region_adder_init(state->adder, state->sketch, state->sketch_m, state->k,
 						 bloom_palloc_large(bf_region_adder_memory(state->sketch_m, nbytes / 4)),
 						 nbytes / 4);
+	state->adder->need_bits = bloom_autoagg_need_bits;
+	state->adder->need_bits_arg = state;
 	MemoryContextSwitchTo(old_context);
 	while (bf_hashset_next(&state->set, &iter, &hash))
 		bf_region_adder_add(state->adder, hash);
@@ -179,7 +213,7 @@ bloom_autoagg_reserve(BloomAutoState *state, MemoryContext context)
 static void
 bloom_autoagg_add(BloomAutoState *state, bf_hash hash, MemoryContext aggcontext)
 {
-	if (state->sketch != NULL)
+	if (bloom_autoagg_in_sketch(state))
 	{
 		/* a deserialized sketch has no adder: only states built here do */
 		if (state->adder != NULL)
@@ -202,15 +236,17 @@ bloom_autoagg_merge(BloomAutoState *into, BloomAutoState *from,
 	bloom_autoagg_check_rate(into, from->request.false_positive_rate);
 	if (from->sparse_sketch != NULL)
 	{
-		if (into->sketch == NULL)
+		if (!bloom_autoagg_in_sketch(into))
 			bloom_autoagg_to_sketch(into, aggcontext, NULL);
-		bf_sparse_or_into(into->sketch, bloom_payload_bytes(into->sketch_m), from->sparse_sketch);
+		bloom_autoagg_flush(into);
+		bf_sparse_or_into(into->sketch, bloom_payload_bytes(into->sketch_m), from->sparse_sketch,
+						  from->sparse_sketch_length);
 	}
-	else if (from->sketch != NULL)
+	else if (bloom_autoagg_in_sketch(from))
 	{
 		bloom_autoagg_flush(from);
 		/* into's own hashes go into a copy of from's sketch: one pass, not two */
-		if (into->sketch == NULL)
+		if (!bloom_autoagg_in_sketch(into))
 			bloom_autoagg_to_sketch(into, aggcontext, from->sketch);
 		else
 		{
@@ -321,7 +357,7 @@ bloom_autoagg_result(BloomAutoState *state, double p)
 	uint64		sketch_m;
 	uint64		m;
 
-	if (state != NULL && state->sketch != NULL)
+	if (state != NULL && bloom_autoagg_in_sketch(state))
 	{
 		BloomAutoRoom room;
 
@@ -494,13 +530,12 @@ bloom_autoagg_flatten(BloomAutoState *state)
 	memcpy(&rate_bits, &state->request.false_positive_rate, sizeof(rate_bits));
 	bf_store_le64(header + 4, rate_bits);
 	Assert(state->sparse_sketch == NULL);
-	if (state->sketch != NULL)
+	if (bloom_autoagg_in_sketch(state))
 	{
 		/*
 		 * Room for the sparse form at its longest: the pages past what it
 		 * writes are never touched.  The bits themselves if it is longer.
 		 */
-		bloom_autoagg_flush(state);
 		header[1] = BLOOM_AUTO_PHASE_SPARSE_SKETCH;
 		bf_store_le64(header + 12, state->sketch_m);
 		payload = bf_sparse_bound(bloom_payload_bytes(state->sketch_m));
@@ -513,11 +548,19 @@ bloom_autoagg_flatten(BloomAutoState *state)
 	}
 
 	result = bloom_agg_serial_new(add_size(sizeof(header), payload), &out);
-	if (state->sketch != NULL)
+	if (bloom_autoagg_in_sketch(state))
 	{
 		Size		nbytes = bloom_payload_bytes(state->sketch_m);
 
-		payload = bf_sparse_encode(state->sketch, nbytes, (uint8_t *) out + sizeof(header));
+		/* straight from the adder's buffers, if the bits are not allocated yet */
+		payload = 0;
+		if (state->sketch == NULL)
+			payload = bf_region_adder_sparse(state->adder, (uint8_t *) out + sizeof(header));
+		if (payload == 0)
+		{
+			bloom_autoagg_flush(state);
+			payload = bf_sparse_encode(state->sketch, nbytes, (uint8_t *) out + sizeof(header));
+		}
 		if (payload >= nbytes)
 		{
 			header[1] = BLOOM_AUTO_PHASE_SKETCH;
@@ -596,6 +639,7 @@ bloom_autoagg_read(const uint8 *data, Size length, const char **problem)
 			pfree(state->set.slots);
 			memset(&state->set, 0, sizeof(state->set));
 			state->sparse_sketch = payload;
+			state->sparse_sketch_length = remaining;
 			break;
 		case BLOOM_AUTO_PHASE_EXACT:
 			if (count > BF_AUTO_EXACT_LIMIT || remaining != count * sizeof(bf_hash))
@@ -984,7 +1028,7 @@ bloom_autoagg_filter(void *state_pointer, double p, uint64 *distinct)
 	BloomAutoState *state = (BloomAutoState *) state_pointer;
 	BloomFilter *filter = bloom_autoagg_result(state, p);
 
-	if (state->sketch == NULL)
+	if (!bloom_autoagg_in_sketch(state))
 		*distinct = state->set.count;
 	else
 	{

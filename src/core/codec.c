@@ -533,6 +533,7 @@ bf_binary_sparse_expand(const uint8_t *data, size_t len, size_t nbytes, uint8_t 
 		!bf_sparse_check(data + BF_BINARY_HEADER_BYTES, len - BF_BINARY_HEADER_BYTES, nbytes))
 		return false;
 	if (array != NULL)
-		bf_sparse_or_into(array, nbytes, data + BF_BINARY_HEADER_BYTES);
+		bf_sparse_or_into(array, nbytes, data + BF_BINARY_HEADER_BYTES,
+						  len - BF_BINARY_HEADER_BYTES);
 	return true;
 }

@@ -198,23 +198,60 @@ bf_store_le64(uint8_t *p, uint64_t word)
 }
 
 /*
- * The sparse form of a bit array of nbytes bytes (core/bits.c): the masks
- * of the nonzero bytes of each 64-byte block (little-endian 64-bit words),
- * then those bytes.
+ * The sparse form of a bit array of nbytes bytes (core/bits.c): a kind
+ * byte, then either the number of nonzero bytes (a little-endian 64-bit
+ * word) and the gaps between them, each followed by the byte
+ * (BF_SPARSE_GAPS), or the masks of the nonzero bytes of each
+ * 64-byte block (little-endian 64-bit words) followed by those bytes
+ * (BF_SPARSE_MASKS), whichever is shorter.
  * bf_sparse_encode writes it to out, which has room for
  * bf_sparse_bound(nbytes) bytes, and returns its length; bf_sparse_check:
  * whether length bytes at in are a well-formed sparse form of an array of
- * nbytes bytes; bf_sparse_or_into ORs a checked one into bits.
+ * nbytes bytes; bf_sparse_or_into ORs a checked one (length bytes) into
+ * bits.
  */
+#define BF_SPARSE_MASKS 0
+#define BF_SPARSE_GAPS 1
+
+static inline size_t
+bf_sparse_blocks(size_t nbytes)
+{
+	return (nbytes + 63) / 64;
+}
+
 static inline size_t
 bf_sparse_bound(size_t nbytes)
 {
-	return (nbytes + 63) / 64 * sizeof(uint64_t) + nbytes;
+	return 1 + bf_sparse_blocks(nbytes) * sizeof(uint64_t) + nbytes;
 }
 
 extern size_t bf_sparse_encode(const uint8_t *bits, size_t nbytes, uint8_t *out);
 extern bool bf_sparse_check(const uint8_t *in, size_t length, size_t nbytes);
-extern void bf_sparse_or_into(uint8_t *bits, size_t nbytes, const uint8_t *in);
+extern void bf_sparse_or_into(uint8_t *bits, size_t nbytes, const uint8_t *in, size_t length);
+
+/*
+ * The gaps form written a piece of the array at a time (for an array that
+ * exists only in pieces, core/probe.h): bf_sparse_gaps_begin for an array
+ * of nbytes bytes, with out as for bf_sparse_encode; bf_sparse_gaps_put for
+ * each piece, in order of offset (the piece's first byte in the array);
+ * bf_sparse_gaps_end returns the form's length, or 0 when the masks form
+ * is the shorter one, which bf_sparse_encode would then have written.  The
+ * two ways write the same bytes.
+ */
+typedef struct bf_sparse_gaps
+{
+	uint8_t    *out;
+	size_t		length;			/* bytes written */
+	size_t		overhead;		/* of them, bytes of gaps and the count */
+	uint64_t	count;			/* nonzero bytes */
+	size_t		budget;			/* the masks' bytes: more gap bytes, and the masks win */
+	uint64_t	next;			/* the offset after the last nonzero byte */
+} bf_sparse_gaps;
+
+extern void bf_sparse_gaps_begin(bf_sparse_gaps *gaps, size_t nbytes, uint8_t *out);
+extern void bf_sparse_gaps_put(bf_sparse_gaps *gaps, const uint8_t *piece, size_t length,
+							   uint64_t offset);
+extern size_t bf_sparse_gaps_end(const bf_sparse_gaps *gaps);
 
 /* ---- estimates (core/estimate.c) ---- */
 

@@ -109,6 +109,8 @@ bf_region_adder_init(bf_region_adder *adder, uint8_t *bits, uint64_t m, uint32_t
 	uintptr_t	next = bf_align_line((uintptr_t) memory);
 
 	adder->bits = bits;
+	adder->need_bits = NULL;
+	adder->need_bits_arg = NULL;
 	adder->m = m;
 	adder->k = k;
 	adder->regions = bf_region_count(m);
@@ -142,6 +144,8 @@ bf_region_adder_flush(bf_region_adder *adder)
 	/* the buffers' non-temporal stores, before they are read */
 	_mm_sfence();
 #endif
+	if (adder->bits == NULL)
+		adder->bits = adder->need_bits(adder->need_bits_arg);
 	for (uint32_t r = 0; r < adder->regions; r++)
 	{
 		size_t		start = (size_t) r * region_bytes;
@@ -168,6 +172,69 @@ bf_region_adder_flush(bf_region_adder *adder)
 		if ((start + region_bytes) % BF_INTERRUPT_STRIDE == 0)
 			bf_check_interrupts();
 	}
+}
+
+/*
+ * Set the bits at count offsets of a region, and mark the 64-bit words
+ * they fall in (a bit per word).
+ */
+static void
+bf_region_set_marking(uint8_t *region, const bf_region_offset *offsets, uint32_t count,
+					  uint64_t *touched)
+{
+	for (uint32_t i = 0; i < count; i++)
+	{
+		unsigned	word = offsets[i] >> 6;
+
+		region[offsets[i] >> 3] |= (uint8_t) (1u << (offsets[i] & 7));
+		touched[word >> 6] |= (uint64_t) 1 << (word & 63);
+	}
+}
+
+size_t
+bf_region_adder_sparse(const bf_region_adder *adder, uint8_t *out)
+{
+	size_t		nbytes = bloom_payload_bytes(adder->m);
+	const size_t region_bytes = (size_t) 1 << (BF_REGION_BITS - 3);
+	uint64_t	region[((size_t) 1 << BF_REGION_BITS) / 64];
+	uint64_t	touched[((size_t) 1 << BF_REGION_BITS) / 64 / 64];
+	bf_sparse_gaps gaps;
+
+#ifdef __SSE2__
+	_mm_sfence();
+#endif
+	bf_sparse_gaps_begin(&gaps, nbytes, out);
+	memset(region, 0, sizeof(region));
+	for (uint32_t r = 0; r < adder->regions; r++)
+	{
+		size_t		start = (size_t) r * region_bytes;
+		size_t		length = nbytes - start < region_bytes ? nbytes - start : region_bytes;
+
+		/*
+		 * The region's bits, in a scratch copy; then each word they fall in
+		 * (a few hundred of 1,024 for a sketch's share of the values), in
+		 * order, is written out and cleared.
+		 */
+		memset(touched, 0, sizeof(touched));
+		bf_region_set_marking((uint8_t *) region, adder->buffer + (size_t) r * adder->capacity,
+							  adder->buffered[r], touched);
+		bf_region_set_marking((uint8_t *) region, adder->staged[r].offset,
+							  adder->staged_count[r], touched);
+		for (unsigned t = 0; t < sizeof(touched) / sizeof(touched[0]); t++)
+			for (uint64_t mask = touched[t]; mask != 0; mask &= mask - 1)
+			{
+				size_t		word = t * 64 + (size_t) __builtin_ctzll(mask);
+				size_t		at = word * sizeof(uint64_t);
+
+				bf_sparse_gaps_put(&gaps, (const uint8_t *) &region[word],
+								   length - at < sizeof(uint64_t) ? length - at : sizeof(uint64_t),
+								   start + at);
+				region[word] = 0;
+			}
+		if ((start + region_bytes) % BF_INTERRUPT_STRIDE == 0)
+			bf_check_interrupts();
+	}
+	return bf_sparse_gaps_end(&gaps);
 }
 
 void

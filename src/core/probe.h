@@ -490,6 +490,15 @@ typedef struct bf_region_adder
 	uint8_t    *staged_count;	/* per region: offsets in its line */
 	uint32_t   *buffered;		/* per region: offsets in its buffer */
 	bf_region_offset *buffer;	/* regions * capacity offsets, 64-byte aligned */
+
+	/*
+	 * bits may be NULL until the probes must be set (a buffer full, or a
+	 * flush): then need_bits(need_bits_arg) gives them, zeroed.  Until then
+	 * bf_region_adder_sparse writes the sparse form of the bits the probes
+	 * set, so a state that only travels never has them (core/bits.c).
+	 */
+	uint8_t    *(*need_bits) (void *arg);
+	void	   *need_bits_arg;
 } bf_region_adder;
 
 /*
@@ -500,6 +509,13 @@ extern size_t bf_region_adder_memory(uint64_t m, size_t buffer_bytes);
 extern void bf_region_adder_init(bf_region_adder *adder, uint8_t *bits, uint64_t m,
 								 uint32_t k, void *memory, size_t buffer_bytes);
 extern void bf_region_adder_flush(bf_region_adder *adder);
+
+/*
+ * With bits still NULL: the sparse form (bf_sparse_encode's, out as for
+ * it) of the bits the probes added so far would set, or 0 when it is the
+ * masks form, which takes the bits themselves.
+ */
+extern size_t bf_region_adder_sparse(const bf_region_adder *adder, uint8_t *out);
 /* A region's staging line is full: into its buffer (flushing all when full). */
 extern void bf_region_adder_spill(bf_region_adder *adder, uint32_t region);
 

@@ -133,20 +133,33 @@ UNIT_TEST(golden_combined)
 /*
  * The sparse form: for arrays of several sizes (a partial last block
  * included) and fills (empty, a few percent, dense, full), its length is
- * one mask per block and one byte per nonzero byte, it is well formed, and ORing it into an array
- * gives that array ORed with the original; damaged forms are refused.
+ * the shorter form's (gaps: their encodings and one byte per nonzero byte;
+ * masks: one per block and one byte per nonzero byte), it is well formed,
+ * and ORing it into an array gives that array ORed with the original;
+ * damaged forms are refused.
  */
-/* Little-endian words whatever the host, and a golden sparse form (its masks are such words). */
+/* Little-endian words whatever the host, and golden sparse forms of both kinds. */
 UNIT_TEST(little_endian_words)
 {
 	static const uint8_t bytes[8] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x88};
 	uint8_t		out[8];
 	uint8_t		bits[72] = {0};
 	uint8_t		form[128];
+	uint8_t		far[300] = {0};
 	static const uint8_t golden[] = {
-		0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80,	/* bytes 0 and 63 of block 0 */
-		0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* byte 1 of block 1 */
-		0x11, 0x22, 0x33};
+		BF_SPARSE_GAPS,
+		0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* three bytes */
+		0x00, 0x11,				/* byte 0 */
+		0x3e, 0x22,				/* 62 bytes later: byte 63 */
+		0x01, 0x33};			/* byte 65 */
+	static const uint8_t golden_far[] = {
+		BF_SPARSE_GAPS, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0xc8, 0x01, 0x80};		/* byte 200 */
+	static const uint8_t golden_masks[] = {
+		BF_SPARSE_MASKS,
+		0xff, 0xff, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00,	/* bytes 0 to 16 of block 0 */
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* none of block 1 */
+		1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17};
 
 	CHECK_U64(bf_load_le64(bytes), UINT64_C(0x8807060504030201));
 	bf_store_le64(out, UINT64_C(0x8807060504030201));
@@ -156,6 +169,64 @@ UNIT_TEST(little_endian_words)
 	bits[65] = 0x33;
 	CHECK_U64(bf_sparse_encode(bits, sizeof(bits), form), sizeof(golden));
 	CHECK(memcmp(form, golden, sizeof(golden)) == 0);
+	far[200] = 0x80;
+	CHECK_U64(bf_sparse_encode(far, sizeof(far), form), sizeof(golden_far));
+	CHECK(memcmp(form, golden_far, sizeof(golden_far)) == 0);
+	/* 8 + 17 bytes of count and gaps where the masks take 16: the masks */
+	memset(bits, 0, sizeof(bits));
+	for (int i = 0; i < 17; i++)
+		bits[i] = (uint8_t) (i + 1);
+	CHECK_U64(bf_sparse_encode(bits, sizeof(bits), form), sizeof(golden_masks));
+	CHECK(memcmp(form, golden_masks, sizeof(golden_masks)) == 0);
+}
+
+/* Gaps forms that are not well formed: each is refused. */
+UNIT_TEST(sparse_gaps_refused)
+{
+	/* after the kind and the count */
+	static const struct
+	{
+		const char *what;
+		uint64_t	count;
+		uint8_t		pairs[12];
+		size_t		length;
+	}			bad[] = {
+		{"a zero byte", 1, {0x00, 0x00}, 2},
+		{"a gap with no byte", 1, {0x05}, 1},
+		{"the last byte's offset, plus one", 1, {0x64, 0x01}, 2},
+		{"two bytes past the end", 2, {0x63, 0x01, 0x00, 0x01}, 4},
+		{"a needless high zero byte", 1, {0x81, 0x00, 0x01}, 3},
+		{"a gap cut short", 1, {0x81}, 1},
+		{"a gap of more than 64 bits", 1,
+		{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0x01}, 11},
+		{"a count too high: cut between two bytes", 2, {0x00, 0x01}, 2},
+		{"a count too low", 1, {0x00, 0x01, 0x00, 0x01}, 4},
+		{"a count with no bytes", 1, {0}, 0},
+	};
+	static const uint8_t good[] = {
+		BF_SPARSE_GAPS, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x01, 0x62, 0x80};	/* bytes 0 and 99 */
+	static const uint8_t unknown_kind[] = {2, 0, 0, 0, 0, 0, 0, 0, 0};
+	uint8_t		bits[100] = {0};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	{
+		uint8_t		form[1 + 8 + 12];
+
+		form[0] = BF_SPARSE_GAPS;
+		bf_store_le64(form + 1, bad[i].count);
+		memcpy(form + 9, bad[i].pairs, bad[i].length);
+		if (bf_sparse_check(form, 9 + bad[i].length, 100))
+			printf("  accepted: %s\n", bad[i].what);
+		CHECK(!bf_sparse_check(form, 9 + bad[i].length, 100));
+	}
+	CHECK(!bf_sparse_check(unknown_kind, sizeof(unknown_kind), 100));
+	CHECK(!bf_sparse_check(good, 0, 100));
+	CHECK(!bf_sparse_check(good, 5, 100));
+	CHECK(bf_sparse_check(good, sizeof(good), 100));
+	CHECK(!bf_sparse_check(good, sizeof(good), 99));
+	bf_sparse_or_into(bits, sizeof(bits), good, sizeof(good));
+	CHECK(bits[0] == 0x01 && bits[99] == 0x80 && bf_popcount(bits, sizeof(bits)) == 2);
 }
 
 UNIT_TEST(sparse_form)
@@ -190,24 +261,42 @@ UNIT_TEST(sparse_form)
 			length = bf_sparse_encode(bits, nbytes, form);
 			{
 				size_t		nonzero = 0;
+				size_t		gap_bytes = 8;	/* the count */
+				size_t		last = 0;
+				size_t		masks = (nbytes + 63) / 64 * 8;
 
 				for (size_t i = 0; i < nbytes; i++)
-					nonzero += bits[i] != 0;
-				size_ok &= length == (nbytes + 63) / 64 * 8 + nonzero;
+					if (bits[i] != 0)
+					{
+						nonzero++;
+						for (size_t gap = i - last; gap >= 128; gap >>= 7)
+							gap_bytes++;
+						gap_bytes++;
+						last = i + 1;
+					}
+				size_ok &= length <= bf_sparse_bound(nbytes);
+				if (gap_bytes <= masks)
+					size_ok &= form[0] == BF_SPARSE_GAPS && length == 1 + gap_bytes + nonzero;
+				else
+					size_ok &= form[0] == BF_SPARSE_MASKS && length == 1 + masks + nonzero;
 			}
 			check_ok &= bf_sparse_check(form, length, nbytes);
-			bf_sparse_or_into(other, nbytes, form);
+			bf_sparse_or_into(other, nbytes, form, length);
 			or_ok &= memcmp(other, expected, nbytes) == 0;
 
-			/* one byte short, one too many, a mask bit past the end */
-			if (length > 0)
-				refused_ok &= !bf_sparse_check(form, length - 1, nbytes);
+			/* one byte short, one too many, an unknown kind */
+			refused_ok &= !bf_sparse_check(form, length - 1, nbytes);
+			form[length] = 1;
 			refused_ok &= !bf_sparse_check(form, length + 1, nbytes);
-			if (nbytes % 64 != 0)
+			form[0] ^= 2;
+			refused_ok &= !bf_sparse_check(form, length, nbytes);
+			form[0] ^= 2;
+			if (form[0] == BF_SPARSE_MASKS && nbytes % 64 != 0)
 			{
+				/* a mask bit past the end */
 				uint8_t    *bad = xmalloc(length + 1);
 				uint64_t	last;
-				size_t		at = (nbytes + 63) / 64 * 8 - 8;
+				size_t		at = 1 + (nbytes + 63) / 64 * 8 - 8;
 
 				memcpy(bad, form, length);
 				last = bf_load_le64(bad + at) | UINT64_C(1) << 63;

@@ -668,14 +668,14 @@ UNIT_TEST(binary_sparse_form)
 	CHECK(shorter_when_sparse);
 
 	{
-		/* m = 18: bit 17 set, then the form's bytes are header, mask, byte */
+		/* m = 18: bit 17 set, then the form's bytes are header, kind, mask, byte */
 		uint8_t		bits[8] = {0, 0, 0x02, 0, 0, 0, 0, 0};
 		uint8_t		form[BF_BINARY_HEADER_BYTES + 16];
 		uint8_t		plain[BF_BINARY_HEADER_BYTES + 8];
 		size_t		length = bf_binary_sparse_encode(&valid_header, bits, 8, form);
 		bool		refused = true;
 
-		CHECK(length == BF_BINARY_HEADER_BYTES + 8 + 1);
+		CHECK(length == BF_BINARY_HEADER_BYTES + 1 + 8 + 1);
 		CHECK(form[0] == BF_BINARY_SPARSE_MARKER);
 		for (size_t len = 0; len < length; len++)
 			refused &= bf_binary_sparse_header(form, len, plain) != BF_OK ||
@@ -691,7 +691,7 @@ UNIT_TEST(binary_sparse_form)
 			CHECK_STATUS(binary_decode_exact(form, length, &decoded), BF_FORMAT_VERSION);
 		}
 		/* a mask bit past the array's 8 bytes */
-		form[BF_BINARY_HEADER_BYTES + 1] = 0x01;
+		form[BF_BINARY_HEADER_BYTES + 2] = 0x01;
 		CHECK(!bf_binary_sparse_expand(form, length, 8, NULL));
 	}
 }

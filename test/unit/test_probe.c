@@ -194,6 +194,109 @@ UNIT_TEST(region_adder)
 	CHECK(flushes_seen > 0);
 }
 
+/* need_bits for the lazy adder test: a zeroed array, counted. */
+typedef struct lazy_bits
+{
+	uint8_t    *bits;
+	size_t		nbytes;
+	int			calls;
+} lazy_bits;
+
+static uint8_t *
+lazy_need_bits(void *arg)
+{
+	lazy_bits  *lazy = (lazy_bits *) arg;
+
+	lazy->calls++;
+	lazy->bits = xmalloc(lazy->nbytes + 1);
+	memset(lazy->bits, 0, lazy->nbytes);
+	return lazy->bits;
+}
+
+/*
+ * An adder with no bits yet writes the sparse form its probes would set:
+ * the same bytes bf_sparse_encode writes from the bits, or 0 exactly when
+ * that is the masks form; it asks for the bits only when a buffer is full
+ * or it is flushed, and then sets exactly bf_add_hash's bits.  Filters of
+ * one region, a part of one and several; a few values (gaps) and many
+ * (masks); buffers that fill and that do not.
+ */
+UNIT_TEST(region_adder_lazy)
+{
+	static const uint64_t sizes[] = {
+		700, (uint64_t) 1 << BF_REGION_BITS, ((uint64_t) 40 << BF_REGION_BITS) + 12345
+	};
+	static const int counts[] = {0, 1, 50, 3000, 20000, 60000};
+	bool		same = true,
+				sparse_same = true,
+				lazy_ok = true;
+	int			gaps_seen = 0,
+				masks_seen = 0,
+				early_bits = 0;
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++)
+		{
+			uint64_t	m = sizes[i];
+			uint32_t	k = 7;
+			size_t		nbytes = (size_t) bloom_payload_bytes(m);
+			size_t		buffer_bytes = nbytes;
+			uint8_t    *expected = xmalloc(nbytes + 1);
+			uint8_t    *form = xmalloc(bf_sparse_bound(nbytes));
+			uint8_t    *from_bits = xmalloc(bf_sparse_bound(nbytes));
+			void	   *memory = xmalloc(bf_region_adder_memory(m, buffer_bytes));
+			bf_region_adder adder;
+			lazy_bits	lazy = {NULL, nbytes, 0};
+			size_t		length;
+			size_t		expected_length;
+
+			memset(expected, 0, nbytes);
+			bf_region_adder_init(&adder, NULL, m, k, memory, buffer_bytes);
+			adder.need_bits = lazy_need_bits;
+			adder.need_bits_arg = &lazy;
+			for (int v = 0; v < counts[c]; v++)
+			{
+				bf_hash		hash = {rng_next(), rng_next()};
+
+				bf_add_hash(expected, m, k, hash);
+				bf_region_adder_add(&adder, hash);
+			}
+			expected_length = bf_sparse_encode(expected, nbytes, from_bits);
+			if (lazy.calls == 0)
+			{
+				length = bf_region_adder_sparse(&adder, form);
+				if (from_bits[0] == BF_SPARSE_GAPS)
+				{
+					gaps_seen++;
+					sparse_same &= length == expected_length &&
+						memcmp(form, from_bits, length) == 0;
+				}
+				else
+				{
+					masks_seen++;
+					sparse_same &= length == 0;
+				}
+				lazy_ok &= lazy.calls == 0;
+			}
+			else
+				early_bits++;
+			bf_region_adder_flush(&adder);
+			lazy_ok &= lazy.calls == 1 && adder.bits == lazy.bits;
+			same &= memcmp(lazy.bits, expected, nbytes) == 0;
+			free(lazy.bits);
+			free(memory);
+			free(form);
+			free(from_bits);
+			free(expected);
+		}
+	CHECK(same);
+	CHECK(sparse_same);
+	CHECK(lazy_ok);
+	CHECK(gaps_seen > 0);
+	CHECK(masks_seen > 0);
+	CHECK(early_bits > 0);
+}
+
 /* ---- scheme 2: blocked filters ---- */
 
 /*
