@@ -330,6 +330,7 @@ const BloomLayout bloom_layout = {
 	.payload_bytes = bloom_payload_bytes,
 	.block_contains = bf_block_test,
 	.view_datum = bloom_view_datum,
+	.flags_in_identity = false,
 };
 
 void

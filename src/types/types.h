@@ -71,6 +71,13 @@ extern void bloom_view_filter(const BloomFilter *filter, BloomView *view);
 /* palloc, with huge pages for a large block where the OS has them. */
 extern void *bloom_palloc_large(Size size);
 
+/*
+ * The row values/nulls as the calling function's composite result (its
+ * OUT parameters), for the info and sizing functions.
+ */
+extern Datum bloom_result_row(FunctionCallInfo fcinfo, const char *operation, Datum *values,
+							  bool *nulls);
+
 /* Allocations at least this large are worth huge pages (bloom_palloc_large). */
 #define BLOOM_HUGE_PAGE_MIN_BYTES ((Size) 4 << 20)
 
@@ -263,6 +270,7 @@ typedef struct BloomLayout
 	uint64_t	(*payload_bytes) (uint64_t m);
 	bool		(*block_contains) (const uint8_t *block, uint32_t k, uint64_t h2);
 	void		(*view_datum) (Datum datum, BloomView *view);
+	bool		flags_in_identity;	/* = and hash tell filters apart by flags too */
 } BloomLayout;
 
 /* The most bits a position of a BloomLayout takes: a counter's. */
@@ -446,6 +454,15 @@ extern bool bloom_test_slices(FunctionCallInfo fcinfo, int filter_argno, int val
  * hashes must never change: hash indexes and hash partitions store them.
  */
 extern bool bloom_views_equal(const BloomView *a, const BloomView *b, bool compare_flags);
+
+/*
+ * The = and hash functions of a type of a BloomLayout (types/bloom/compare.c):
+ * whether its filter arguments 0 and 1 are equal, and the hash of argument
+ * 0 with seed, flags included when layout->flags_in_identity.
+ */
+extern bool bloom_layout_args_equal(FunctionCallInfo fcinfo, const BloomLayout *layout);
+extern uint64 bloom_layout_arg_hash(FunctionCallInfo fcinfo, const BloomLayout *layout,
+									uint64 seed);
 extern uint64 bloom_hash_view(const BloomView *view, bool hash_flags, uint64 seed);
 extern uint64 bloom_hash_payload(const uint8 *prefix, size_t prefix_length, const uint8 *bytes,
 								 size_t nbytes, uint64 seed);

@@ -6,6 +6,8 @@
 
 #include "types/types.h"
 
+#include "access/htup_details.h"
+#include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
@@ -322,4 +324,14 @@ bloom_raise_shape_error(bf_status status, const char *operation,
 		default:
 			elog(ERROR, "%s: unexpected shape status %d", operation, (int) status);
 	}
+}
+
+Datum
+bloom_result_row(FunctionCallInfo fcinfo, const char *operation, Datum *values, bool *nulls)
+{
+	TupleDesc	tupdesc;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "%s: return type must be a row type", operation);
+	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls));
 }

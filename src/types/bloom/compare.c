@@ -59,34 +59,53 @@ bloom_hash_view(const BloomView *view, bool hash_flags, uint64 seed)
 	return bloom_hash_payload(header, length, view->bits, view->nbytes, seed);
 }
 
+/* Argument argno, of the type of layout (bloom_getarg, counting_getarg). */
+static inline void
+bloom_layout_getarg(FunctionCallInfo fcinfo, int argno, const BloomLayout *layout,
+					BloomView *view)
+{
+	if (!bloom_getarg_cached(fcinfo, argno, view))
+		bloom_cache_fetch(fcinfo, argno, layout, view);
+}
+
 /*
- * Whether the two filter arguments have the same m, k, hash scheme and bits.
- * Validation makes the format version, the flags and the padding bits the
- * same in every valid filter, so this is byte equality of the values.
+ * The same m, k, hash scheme and bits (or counters), and flags where the
+ * layout says so (counting_bloom's; not bloom's).  Validation makes the
+ * format version and the padding bits the same in every valid filter, so
+ * this is byte equality of the values.
  */
-static bool
-bloom_args_equal(FunctionCallInfo fcinfo)
+bool
+bloom_layout_args_equal(FunctionCallInfo fcinfo, const BloomLayout *layout)
 {
 	BloomView	a;
 	BloomView	b;
 
-	bloom_getarg(fcinfo, 0, &a);
-	bloom_getarg(fcinfo, 1, &b);
-	return bloom_views_equal(&a, &b, false);
+	bloom_layout_getarg(fcinfo, 0, layout, &a);
+	bloom_layout_getarg(fcinfo, 1, layout, &b);
+	return bloom_views_equal(&a, &b, layout->flags_in_identity);
+}
+
+uint64
+bloom_layout_arg_hash(FunctionCallInfo fcinfo, const BloomLayout *layout, uint64 seed)
+{
+	BloomView	view;
+
+	bloom_layout_getarg(fcinfo, 0, layout, &view);
+	return bloom_hash_view(&view, layout->flags_in_identity, seed);
 }
 
 PG_FUNCTION_INFO_V1(bloom_eq);
 Datum
 bloom_eq(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(bloom_args_equal(fcinfo));
+	PG_RETURN_BOOL(bloom_layout_args_equal(fcinfo, &bloom_layout));
 }
 
 PG_FUNCTION_INFO_V1(bloom_ne);
 Datum
 bloom_ne(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(!bloom_args_equal(fcinfo));
+	PG_RETURN_BOOL(!bloom_layout_args_equal(fcinfo, &bloom_layout));
 }
 
 /* Hash support 1: the low 32 bits of the seed-0 extended hash, as required. */
@@ -94,18 +113,13 @@ PG_FUNCTION_INFO_V1(bloom_hash);
 Datum
 bloom_hash(PG_FUNCTION_ARGS)
 {
-	BloomView	view;
-
-	bloom_getarg(fcinfo, 0, &view);
-	PG_RETURN_INT32((int32) (uint32) bloom_hash_view(&view, false, 0));
+	PG_RETURN_INT32((int32) (uint32) bloom_layout_arg_hash(fcinfo, &bloom_layout, 0));
 }
 
 PG_FUNCTION_INFO_V1(bloom_hash_extended);
 Datum
 bloom_hash_extended(PG_FUNCTION_ARGS)
 {
-	BloomView	view;
-
-	bloom_getarg(fcinfo, 0, &view);
-	PG_RETURN_INT64((int64) bloom_hash_view(&view, false, (uint64) PG_GETARG_INT64(1)));
+	PG_RETURN_INT64((int64) bloom_layout_arg_hash(fcinfo, &bloom_layout,
+												  (uint64) PG_GETARG_INT64(1)));
 }

@@ -29,8 +29,6 @@
 
 #include <math.h>
 
-#include "access/htup_details.h"
-#include "funcapi.h"
 #include "utils/float.h"
 
 static double
@@ -132,16 +130,12 @@ Datum
 bloom_info(PG_FUNCTION_ARGS)
 {
 	BloomView	view;
-	TupleDesc	tupdesc;
 	Datum		values[7];
 	bool		nulls[7] = {0};
 	uint64		bits_set;
 	uint64		m;
 	uint32		k;
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "bloom_info: return type must be a row type");
-	tupdesc = BlessTupleDesc(tupdesc);
 
 	bloom_getarg(fcinfo, 0, &view);
 	m = view.header.m;
@@ -159,5 +153,5 @@ bloom_info(PG_FUNCTION_ARGS)
 															 view.header.hash_scheme,
 															 bits_set));
 
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	PG_RETURN_DATUM(bloom_result_row(fcinfo, "bloom_info", values, nulls));
 }

@@ -19,27 +19,12 @@
 
 #include "types/types.h"
 
-#include "access/htup_details.h"
-#include "funcapi.h"
-
-/* The composite result type of the calling function, blessed. */
-static TupleDesc
-bloom_result_tupdesc(FunctionCallInfo fcinfo, const char *operation)
-{
-	TupleDesc	tupdesc;
-
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "%s: return type must be a row type", operation);
-	return BlessTupleDesc(tupdesc);
-}
-
 PG_FUNCTION_INFO_V1(bloom_optimal);
 Datum
 bloom_optimal(PG_FUNCTION_ARGS)
 {
 	double		p = PG_GETARG_FLOAT8(0);
 	int64		n = PG_GETARG_INT64(1);
-	TupleDesc	tupdesc = bloom_result_tupdesc(fcinfo, "bloom_optimal");
 	uint64_t	m = 0;
 	uint32_t	k = 0;
 	uint8_t		scheme;
@@ -58,7 +43,7 @@ bloom_optimal(PG_FUNCTION_ARGS)
 	values[3] = Float8GetDatum((double) m / (double) n);
 	values[4] = Int32GetDatum((int32) scheme);
 
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	PG_RETURN_DATUM(bloom_result_row(fcinfo, "bloom_optimal", values, nulls));
 }
 
 PG_FUNCTION_INFO_V1(bloom_expected_fpr);
@@ -68,7 +53,6 @@ bloom_expected_fpr(PG_FUNCTION_ARGS)
 	int64		m = PG_GETARG_INT64(0);
 	int32		k = PG_GETARG_INT32(1);
 	int64		n = PG_GETARG_INT64(2);
-	TupleDesc	tupdesc = bloom_result_tupdesc(fcinfo, "bloom_expected_fpr");
 	bf_status	status;
 	Datum		values[2];
 	bool		nulls[2] = {0};
@@ -86,5 +70,5 @@ bloom_expected_fpr(PG_FUNCTION_ARGS)
 															   (uint64) n));
 	values[1] = Float8GetDatum(bf_goel_gupta_bound((uint64) m, (uint32) k, (uint64) n));
 
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	PG_RETURN_DATUM(bloom_result_row(fcinfo, "bloom_expected_fpr", values, nulls));
 }

@@ -15,9 +15,6 @@
 
 #include "types/counting_bloom/counting_bloom.h"
 
-#include "access/htup_details.h"
-#include "funcapi.h"
-
 /* ---- shapes ---- */
 
 void
@@ -357,7 +354,6 @@ Datum
 counting_bloom_info(PG_FUNCTION_ARGS)
 {
 	BloomView	view;
-	TupleDesc	tupdesc;
 	Datum		values[10];
 	bool		nulls[10] = {0};
 	bf_counting_stats stats;
@@ -365,9 +361,6 @@ counting_bloom_info(PG_FUNCTION_ARGS)
 	uint64		m;
 	uint32		k;
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "bloom_info: return type must be a row type");
-	tupdesc = BlessTupleDesc(tupdesc);
 
 	counting_getarg(fcinfo, 0, &view);
 	m = view.header.m;
@@ -389,7 +382,7 @@ counting_bloom_info(PG_FUNCTION_ARGS)
 															 view.header.hash_scheme,
 															 stats.nonzero));
 	pfree(bits);
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	PG_RETURN_DATUM(bloom_result_row(fcinfo, "counting_bloom_info", values, nulls));
 }
 
 /*
@@ -410,52 +403,32 @@ counting_bloom_cardinality(PG_FUNCTION_ARGS)
 
 /* ---- equality and hashing ---- */
 
-/*
- * Same shape, flags and counters: validation makes the rest of the value
- * (format version, padding) the same in every valid filter, so this is
- * byte equality of the values.
- */
-static bool
-counting_args_equal(FunctionCallInfo fcinfo)
-{
-	BloomView	a;
-	BloomView	b;
-
-	counting_getarg(fcinfo, 0, &a);
-	counting_getarg(fcinfo, 1, &b);
-	return bloom_views_equal(&a, &b, true);
-}
-
+/* Same shape, flags and counters (types/bloom/compare.c). */
 PG_FUNCTION_INFO_V1(counting_bloom_eq);
 Datum
 counting_bloom_eq(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(counting_args_equal(fcinfo));
+	PG_RETURN_BOOL(bloom_layout_args_equal(fcinfo, &counting_layout));
 }
 
 PG_FUNCTION_INFO_V1(counting_bloom_ne);
 Datum
 counting_bloom_ne(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(!counting_args_equal(fcinfo));
+	PG_RETURN_BOOL(!bloom_layout_args_equal(fcinfo, &counting_layout));
 }
 
 PG_FUNCTION_INFO_V1(counting_bloom_hash);
 Datum
 counting_bloom_hash(PG_FUNCTION_ARGS)
 {
-	BloomView	view;
-
-	counting_getarg(fcinfo, 0, &view);
-	PG_RETURN_INT32((int32) (uint32) bloom_hash_view(&view, true, 0));
+	PG_RETURN_INT32((int32) (uint32) bloom_layout_arg_hash(fcinfo, &counting_layout, 0));
 }
 
 PG_FUNCTION_INFO_V1(counting_bloom_hash_extended);
 Datum
 counting_bloom_hash_extended(PG_FUNCTION_ARGS)
 {
-	BloomView	view;
-
-	counting_getarg(fcinfo, 0, &view);
-	PG_RETURN_INT64((int64) bloom_hash_view(&view, true, (uint64) PG_GETARG_INT64(1)));
+	PG_RETURN_INT64((int64) bloom_layout_arg_hash(fcinfo, &counting_layout,
+												  (uint64) PG_GETARG_INT64(1)));
 }

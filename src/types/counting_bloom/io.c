@@ -43,6 +43,7 @@ const BloomLayout counting_layout = {
 	.payload_bytes = bf_counting_payload_bytes,
 	.block_contains = bf_counting_block_contains,
 	.view_datum = counting_view_datum,
+	.flags_in_identity = true,
 };
 
 bool

@@ -15,7 +15,6 @@
 #include "types/scalable_bloom/scalable_bloom.h"
 
 #include "access/detoast.h"
-#include "access/htup_details.h"
 #include "funcapi.h"
 #include "libpq/pqformat.h"
 #include "miscadmin.h"
@@ -524,14 +523,10 @@ Datum
 scalable_bloom_info(PG_FUNCTION_ARGS)
 {
 	ScalableArg arg;
-	TupleDesc	tupdesc;
 	Datum		values[10];
 	bool		nulls[10] = {0};
 	uint64		count = 0;
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "bloom_info: return type must be a row type");
-	tupdesc = BlessTupleDesc(tupdesc);
 	scalable_getarg(fcinfo, 0, &arg);
 	for (uint32 i = 0; i < arg.view->stages; i++)
 		count += arg.view->stage[i].count;
@@ -545,7 +540,7 @@ scalable_bloom_info(PG_FUNCTION_ARGS)
 	values[7] = Float8GetDatum(bf_scalable_cardinality(arg.body, arg.view));
 	values[8] = Float8GetDatum(bf_scalable_current_rate(arg.body, arg.view));
 	values[9] = BoolGetDatum((arg.view->params.options & BF_SCALABLE_SELF_SIZED) != 0);
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	PG_RETURN_DATUM(bloom_result_row(fcinfo, "scalable_bloom_info", values, nulls));
 }
 
 /* One row per stage: its capacity, count, shape, target rate and rate from its bits. */
