@@ -24,6 +24,11 @@
 # bloom_remove_all out of the full counting filter, of t's values as one
 # array (per value).
 #
+# PART glue: per row, the value-state twins the Citus rewrite uses
+# (bloom_agg(bloom_value(id), p, n) and bloom_agg(bloom_value(id))) and the
+# self-sized bloom_agg(id) over t; = and the hash function of bloom and
+# counting_bloom over 100,000 small filters.
+#
 # PART slices: point lookups in stored filters, each a statement of its own
 # (a new call site, so read by TOAST slices, src/types/slice.c), 500 per
 # filter, half of them present, one function per filter: bloom_contains in
@@ -66,6 +71,19 @@ SELECT bloom_remove_all(c, a) IS NOT NULL FROM arrays, filters;
 SELECT count(*) FROM t WHERE hashint8(id) <> 0;"
 	functions="bloom_contains counting_bloom_contains scalable_bloom_contains bloom_agg_transfn counting_bloom_agg_transfn bloom_add_all counting_bloom_add_all counting_bloom_remove_all hashint8"
 	;;
+glue)
+	setup="CREATE TABLE small AS SELECT bloom_add(bloom_empty(0.01, 100), id) AS f,
+	bloom_add(counting_bloom_empty(0.01, 100), id) AS c FROM t;"
+	queries="SELECT bloom_agg(bloom_value(id), 0.01, $rows) IS NOT NULL FROM t;
+SELECT bloom_agg(bloom_value(id)) IS NOT NULL FROM t;
+SELECT bloom_agg(id) IS NOT NULL FROM t;
+SELECT count(*) FROM small WHERE f = f;
+SELECT sum(bloom_hash(f)::int8) FROM small;
+SELECT count(*) FROM small WHERE c = c;
+SELECT sum(counting_bloom_hash(c)::int8) FROM small;
+SELECT count(*) FROM t WHERE hashint8(id) <> 0;"
+	functions="bloom_agg_filter_transfn bloom_autoagg_state_transfn bloom_autoagg_transfn bloom_eq bloom_hash counting_bloom_eq counting_bloom_hash hashint8"
+	;;
 slices)
 	setup="CREATE TABLE slice_filters (id int PRIMARY KEY, b bloom, c counting_bloom);
 INSERT INTO slice_filters SELECT n / 1000000, bloom_agg(g, 0.01, n), counting_bloom_agg(g, 0.01, n)
@@ -86,7 +104,7 @@ FROM (VALUES (100000), (1000000)) AS s(n), LATERAL generate_series(1::int8, n) A
 	calls=500
 	;;
 *)
-	echo "callgrind.sh: unknown part $part (contains, sets or slices)" >&2
+	echo "callgrind.sh: unknown part $part (contains, sets, glue or slices)" >&2
 	exit 2
 	;;
 esac
