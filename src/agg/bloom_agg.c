@@ -182,18 +182,6 @@ bloom_agg_state_add(FunctionCallInfo fcinfo, BloomAggState *state)
 			   state->filter->hash_scheme, hash);
 }
 
-/* bloom_agg's false_positive_rate and capacity, arguments 2 and 3 of its transition function. */
-void
-bloom_agg_request_args(FunctionCallInfo fcinfo, double *p, int64 *n)
-{
-	if (PG_ARGISNULL(2) || PG_ARGISNULL(3))
-		ereport(ERROR,
-				errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				errmsg("bloom_agg: false_positive_rate and capacity must not be NULL"));
-	*p = PG_GETARG_FLOAT8(2);
-	*n = PG_GETARG_INT64(3);
-}
-
 /*
  * The state is created from the first row even when its value is NULL, so
  * a bad false_positive_rate or capacity is an error whatever the values.

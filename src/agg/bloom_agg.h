@@ -62,15 +62,27 @@ typedef struct BloomAggState
  * still pending in the state's adder.  bloom_agg_state_view: a view of the
  * state's filter, flushed; false when it has none.
  * bloom_agg_state_start_adder: give the state an adder, in context, when
- * its filter is large.  bloom_agg_request_args: bloom_agg's
- * false_positive_rate and capacity, arguments 2 and 3 of its transition
- * function.  bloom_template_precedes: whether template a (NULL: a NULL
- * template) comes before b in messages.
+ * its filter is large.  bloom_template_precedes: whether template a
+ * (NULL: a NULL template) comes before b in messages.
  */
 extern void bloom_agg_state_flush(BloomAggState *state);
 extern bool bloom_agg_state_view(BloomAggState *state, BloomView *view);
 extern void bloom_agg_state_start_adder(MemoryContext context, BloomAggState *state);
-extern void bloom_agg_request_args(FunctionCallInfo fcinfo, double *p, int64 *n);
 extern bool bloom_template_precedes(const BloomHeader *a, const BloomHeader *b);
+
+/*
+ * bloom_agg's false_positive_rate and capacity, arguments 2 and 3 of its
+ * transition function (on every row: inline).
+ */
+static inline void
+bloom_agg_request_args(FunctionCallInfo fcinfo, double *p, int64 *n)
+{
+	if (PG_ARGISNULL(2) || PG_ARGISNULL(3))
+		ereport(ERROR,
+				errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				errmsg("bloom_agg: false_positive_rate and capacity must not be NULL"));
+	*p = PG_GETARG_FLOAT8(2);
+	*n = PG_GETARG_INT64(3);
+}
 
 #endif							/* BLOOM_AGG_BLOOM_AGG_H */

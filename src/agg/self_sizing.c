@@ -120,7 +120,7 @@ bloom_autoagg_raise_rate_error(double p, uint64 n, uint64 sketch_m)
  * before M bits are allocated for nothing, rather than as "too many
  * distinct values" from the final function.
  */
-static void
+void
 bloom_autoagg_to_sketch(BloomAutoState *state, MemoryContext aggcontext, const uint8 *base)
 {
 	bf_hashset_iter iter = {0, false};
@@ -151,36 +151,17 @@ bloom_autoagg_to_sketch(BloomAutoState *state, MemoryContext aggcontext, const u
 	memset(&state->set, 0, sizeof(state->set));
 }
 
-/* Room for one more hash in the exact phase: double the set when full. */
+/* The exact phase's set is full: double it. */
 void
-bloom_autoagg_reserve(BloomAutoState *state, MemoryContext context)
+bloom_autoagg_grow(BloomAutoState *state, MemoryContext context)
 {
 	bf_hashset	bigger = {NULL, state->set.capacity * 2, 0, false};
 
-	if (!bf_hashset_full(&state->set))
-		return;
 	bigger.slots = (bf_hash *) MemoryContextAllocZero(context,
 													  mul_size(bigger.capacity, sizeof(bf_hash)));
 	bf_hashset_move(&state->set, &bigger);
 	pfree(state->set.slots);
 	state->set = bigger;
-}
-
-void
-bloom_autoagg_add(BloomAutoState *state, bf_hash hash, MemoryContext aggcontext)
-{
-	if (bloom_autoagg_in_sketch(state))
-	{
-		/* a deserialized sketch has no adder: only states built here do */
-		if (state->adder != NULL)
-			bf_region_adder_add(state->adder, hash);
-		else
-			bf_add_hash(state->sketch, state->sketch_m, state->k, hash);
-		return;
-	}
-	bloom_autoagg_reserve(state, aggcontext);
-	if (bf_hashset_add(&state->set, hash) && state->set.count > BF_AUTO_EXACT_LIMIT)
-		bloom_autoagg_to_sketch(state, aggcontext, NULL);
 }
 
 /* Fold state from (any memory context) into state into (the aggregate's). */

@@ -63,8 +63,9 @@ bloom_autoagg_check_rate(const BloomAutoState *state, double p)
  * The state machine (agg/self_sizing.c).  bloom_autoagg_flush: set the bits
  * the adder holds (allocating them first), before anything reads the
  * sketch.  bloom_autoagg_state_new: an empty state at rate p in
- * CurrentMemoryContext.  bloom_autoagg_reserve: room for one more hash in
- * the exact phase.  bloom_autoagg_add: one value's hash.
+ * CurrentMemoryContext.  bloom_autoagg_grow: double the exact phase's set,
+ * which is full.  bloom_autoagg_to_sketch: move to the sketch phase,
+ * from a copy of the sketch base or (base NULL) an empty one.
  * bloom_autoagg_merge: fold from (any context) into into (the aggregate's).
  * bloom_autoagg_rate_arg: the rate argument argno, or the default.
  * bloom_autoagg_result: the filter for a state (NULL: no rows), in
@@ -72,14 +73,41 @@ bloom_autoagg_check_rate(const BloomAutoState *state, double p)
  */
 extern void bloom_autoagg_flush(BloomAutoState *state);
 extern BloomAutoState *bloom_autoagg_state_new(double p);
-extern void bloom_autoagg_reserve(BloomAutoState *state, MemoryContext context);
-extern void bloom_autoagg_add(BloomAutoState *state, bf_hash hash, MemoryContext aggcontext);
+extern void bloom_autoagg_grow(BloomAutoState *state, MemoryContext context);
+extern void bloom_autoagg_to_sketch(BloomAutoState *state, MemoryContext aggcontext,
+									const uint8 *base);
 extern void bloom_autoagg_merge(BloomAutoState *into, BloomAutoState *from,
 								MemoryContext aggcontext);
 extern double bloom_autoagg_rate_arg(FunctionCallInfo fcinfo, int argno);
 extern BloomFilter *bloom_autoagg_result(BloomAutoState *state, double p);
 extern Datum bloom_autoagg_final(FunctionCallInfo fcinfo, BloomAutoState *state,
 								 bool default_rate);
+
+/* Room for one more hash in the exact phase: double the set when full. */
+static inline void
+bloom_autoagg_reserve(BloomAutoState *state, MemoryContext context)
+{
+	if (bf_hashset_full(&state->set))
+		bloom_autoagg_grow(state, context);
+}
+
+/* Add one value's hash (on every row: inline). */
+static inline void
+bloom_autoagg_add(BloomAutoState *state, bf_hash hash, MemoryContext aggcontext)
+{
+	if (bloom_autoagg_in_sketch(state))
+	{
+		/* a deserialized sketch has no adder: only states built here do */
+		if (state->adder != NULL)
+			bf_region_adder_add(state->adder, hash);
+		else
+			bf_add_hash(state->sketch, state->sketch_m, state->k, hash);
+		return;
+	}
+	bloom_autoagg_reserve(state, aggcontext);
+	if (bf_hashset_add(&state->set, hash) && state->set.count > BF_AUTO_EXACT_LIMIT)
+		bloom_autoagg_to_sketch(state, aggcontext, NULL);
+}
 
 /* Add the value in argument 1, if not NULL, to state, whose memory is in context. */
 static inline void

@@ -4,22 +4,8 @@
  * The one header the SQL layer, the unit tests and the fuzzers include for
  * the core.  Everything here can be unit-tested and fuzzed without a server
  * (see test/).  All core functions are prefixed bf_.  The core is one file
- * per job, each with its design notes at the top:
- *
- *     core/base.h        the value hash (XXH3-128) and the compiler helpers,
- *                        which core/probe.h builds on too
- *     core/shape.c       status messages, shape and header checks, sizing
- *                        (the formulas for m and k, scheme 1 and blocked)
- *     core/probe.h, .c   where a value's bits are (the hash-to-index scheme
- *                        and the blocked layout): one probe iterator per
- *                        scheme, and every add and contains built on them
- *     core/bits.c        whole-array kernels: OR, AND, popcount, fold
- *     core/estimate.c    estimates from the bits (Swamidass-Baldi) and
- *                        expected false-positive rates
- *     core/codec.c       the text and binary forms and their validation
- *     core/real.c, .h    the arithmetic sizing decisions are made in, the
- *                        same on every machine
- *     core/autosize.c, .h  self-sizing filters (bloom_agg without a capacity)
+ * per job, each with its design notes at the top; doc/development.md lists
+ * them, and test/layout.sh checks that list against the tree.
  */
 #ifndef BLOOM_CORE_H
 #define BLOOM_CORE_H
@@ -197,8 +183,23 @@ bf_store_le64(uint8_t *p, uint64_t word)
 #endif
 }
 
+/* The same for 32-bit fields (the scalable filter's, core/scalable.c). */
+static inline uint32_t
+bf_load_le32(const uint8_t *p)
+{
+	return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 |
+		(uint32_t) p[3] << 24;
+}
+
+static inline void
+bf_store_le32(uint8_t *p, uint32_t value)
+{
+	for (int i = 0; i < 4; i++, value >>= 8)
+		p[i] = (uint8_t) value;
+}
+
 /*
- * The sparse form of a bit array of nbytes bytes (core/bits.c): a kind
+ * The sparse form of a bit array of nbytes bytes (core/sparse.c): a kind
  * byte, then either the number of nonzero bytes (a little-endian 64-bit
  * word) and the gaps between them, each followed by the byte
  * (BF_SPARSE_GAPS), or the masks of the nonzero bytes of each

@@ -2,7 +2,8 @@
  * core/scalable.h: scalable bloom filters (Almeida, Baquero, Preguica and
  * Hutchison 2007, "Scalable Bloom Filters"), plain C with no PostgreSQL
  * dependency: the stored form, its one validator, the stage shapes, the
- * text form, add and contains.  core/scalable.c has the design notes.
+ * text form (core/scalable_text.c), add and contains.  core/scalable.c has
+ * the design notes.
  *
  * A scalable filter is a sequence of ordinary filters, its stages.  Stage i
  * holds up to n_i = n0 * s^i values at false-positive rate

@@ -454,18 +454,52 @@ extern bool bloom_test_slices(FunctionCallInfo fcinfo, int filter_argno, int val
  * hashes must never change: hash indexes and hash partitions store them.
  */
 extern bool bloom_views_equal(const BloomView *a, const BloomView *b, bool compare_flags);
-
-/*
- * The = and hash functions of a type of a BloomLayout (types/bloom/compare.c):
- * whether its filter arguments 0 and 1 are equal, and the hash of argument
- * 0 with seed, flags included when layout->flags_in_identity.
- */
-extern bool bloom_layout_args_equal(FunctionCallInfo fcinfo, const BloomLayout *layout);
-extern uint64 bloom_layout_arg_hash(FunctionCallInfo fcinfo, const BloomLayout *layout,
-									uint64 seed);
 extern uint64 bloom_hash_view(const BloomView *view, bool hash_flags, uint64 seed);
 extern uint64 bloom_hash_payload(const uint8 *prefix, size_t prefix_length, const uint8 *bytes,
 								 size_t nbytes, uint64 seed);
+
+/*
+ * The = and hash functions of a type of a BloomLayout (inline: = and hash
+ * run per row in joins, hash aggregates and hash indexes): whether its
+ * filter arguments 0 and 1 are equal, and the hash of argument 0 with seed,
+ * flags included when layout->flags_in_identity.
+ *
+ * bloom_layout_getarg: argument argno, of the type of layout (as
+ * bloom_getarg and counting_getarg give it).
+ */
+static inline void
+bloom_layout_getarg(FunctionCallInfo fcinfo, int argno, const BloomLayout *layout,
+					BloomView *view)
+{
+	if (!bloom_getarg_cached(fcinfo, argno, view))
+		bloom_cache_fetch(fcinfo, argno, layout, view);
+}
+
+/*
+ * Equal: the same m, k, hash scheme and bits (or counters), and flags
+ * where the layout says so (counting_bloom's; not bloom's).  Validation
+ * makes the format version and the padding bits the same in every valid
+ * filter, so this is byte equality of the values.
+ */
+static inline bool
+bloom_layout_args_equal(FunctionCallInfo fcinfo, const BloomLayout *layout)
+{
+	BloomView	a;
+	BloomView	b;
+
+	bloom_layout_getarg(fcinfo, 0, layout, &a);
+	bloom_layout_getarg(fcinfo, 1, layout, &b);
+	return bloom_views_equal(&a, &b, layout->flags_in_identity);
+}
+
+static inline uint64
+bloom_layout_arg_hash(FunctionCallInfo fcinfo, const BloomLayout *layout, uint64 seed)
+{
+	BloomView	view;
+
+	bloom_layout_getarg(fcinfo, 0, layout, &view);
+	return bloom_hash_view(&view, layout->flags_in_identity, seed);
+}
 
 /*
  * What bloom_array_fold does with an array's values.  first runs at the

@@ -59,41 +59,6 @@ bloom_hash_view(const BloomView *view, bool hash_flags, uint64 seed)
 	return bloom_hash_payload(header, length, view->bits, view->nbytes, seed);
 }
 
-/* Argument argno, of the type of layout (bloom_getarg, counting_getarg). */
-static inline void
-bloom_layout_getarg(FunctionCallInfo fcinfo, int argno, const BloomLayout *layout,
-					BloomView *view)
-{
-	if (!bloom_getarg_cached(fcinfo, argno, view))
-		bloom_cache_fetch(fcinfo, argno, layout, view);
-}
-
-/*
- * The same m, k, hash scheme and bits (or counters), and flags where the
- * layout says so (counting_bloom's; not bloom's).  Validation makes the
- * format version and the padding bits the same in every valid filter, so
- * this is byte equality of the values.
- */
-bool
-bloom_layout_args_equal(FunctionCallInfo fcinfo, const BloomLayout *layout)
-{
-	BloomView	a;
-	BloomView	b;
-
-	bloom_layout_getarg(fcinfo, 0, layout, &a);
-	bloom_layout_getarg(fcinfo, 1, layout, &b);
-	return bloom_views_equal(&a, &b, layout->flags_in_identity);
-}
-
-uint64
-bloom_layout_arg_hash(FunctionCallInfo fcinfo, const BloomLayout *layout, uint64 seed)
-{
-	BloomView	view;
-
-	bloom_layout_getarg(fcinfo, 0, layout, &view);
-	return bloom_hash_view(&view, layout->flags_in_identity, seed);
-}
-
 PG_FUNCTION_INFO_V1(bloom_eq);
 Datum
 bloom_eq(PG_FUNCTION_ARGS)
