@@ -3,8 +3,9 @@
 #
 # Every file under src/ (as git would list it: committed or new) is named in
 # the table of its folder, a row's first cell, with paths relative to the
-# folder; every file a table names exists.  Prints a line per check and
-# ends with "N passed, M failed".
+# folder; every file a table names exists.  And no file under src/ is over
+# 700 lines (doc/development.md: a file holds one design).  Prints a line
+# per check and ends with "N passed, M failed".
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 doc=$root/doc/development.md
@@ -37,6 +38,11 @@ done <<<"$named"
 while read -r path; do
 	[ -n "$path" ] || continue
 	if grep -qxF "$path" <<<"$named"; then pass "$path is in doc/development.md"; else fail "$path is not in doc/development.md's table of its folder"; fi
+done < <(cd "$root" && find src -type f \( -name '*.c' -o -name '*.h' \) | sort)
+
+while read -r path; do
+	lines=$(wc -l <"$root/$path")
+	if [ "$lines" -le 700 ]; then pass "$path: $lines lines"; else fail "$path has $lines lines, over 700"; fi
 done < <(cd "$root" && find src -type f \( -name '*.c' -o -name '*.h' \) | sort)
 
 echo "$passed passed, $failed failed"
