@@ -322,6 +322,12 @@ bloom_cache_lookup_scalable(FunctionCallInfo fcinfo, int argno)
 	return entry->sliced && entry->slice_scans < budget ? entry : NULL;
 }
 
+static struct varlena *
+bloom_copy_value(const BloomView *view)
+{
+	return (struct varlena *) bloom_copy(view);
+}
+
 const BloomLayout bloom_layout = {
 	.type_name = "bloom filter",
 	.position_bits = 1,
@@ -331,6 +337,10 @@ const BloomLayout bloom_layout = {
 	.block_contains = bf_block_test,
 	.view_datum = bloom_view_datum,
 	.flags_in_identity = false,
+	.sql_name = "bloom",
+	.too_large = BF_TOO_LARGE,
+	.binary_decode = bf_binary_decode,
+	.copy = bloom_copy_value,
 };
 
 void

@@ -50,6 +50,34 @@ extern bf_status bloom_view_datum_status(Datum datum, BloomView *view);
 extern void bloom_view_bytes(const uint8 *body, size_t length, BloomView *view);
 
 /*
+ * The checks of the bytes of a value of a type whose stored form is bloom's
+ * header and then an array, read in place into view: long enough for the
+ * header, then check_header, then check_array (the array's length and its
+ * padding), with length_error for a value shorter than a header.  bloom's
+ * and counting_bloom's readers pass their own functions, constants, so that
+ * the checks of a value read on every row stay direct calls.
+ */
+static inline bf_status
+bloom_view_bytes_checked(const uint8_t *body, size_t length, BloomView *view,
+						 bf_status length_error,
+						 bf_status (*check_header) (const BloomHeader *header),
+						 bf_status (*check_array) (const BloomHeader *header,
+												   const uint8_t *array, size_t nbytes))
+{
+	bf_status	status;
+
+	if (length < BLOOM_HEADER_BYTES)
+		return length_error;
+	bloom_header_read(body, &view->header);
+	view->bits = body + BLOOM_HEADER_BYTES;
+	view->nbytes = length - BLOOM_HEADER_BYTES;
+	status = check_header(&view->header);
+	if (status == BF_OK)
+		status = check_array(&view->header, view->bits, view->nbytes);
+	return status;
+}
+
+/*
  * Statistics of a bloom column (planner/analyze.c): ANALYZE keeps, in a
  * pg_statistic slot of kind BLOOM_STATISTIC_KIND, stanumbers describing the
  * sampled non-NULL filters, indexed as below.  PostgreSQL reserves no range
@@ -271,6 +299,18 @@ typedef struct BloomLayout
 	bool		(*block_contains) (const uint8_t *block, uint32_t k, uint64_t h2);
 	void		(*view_datum) (Datum datum, BloomView *view);
 	bool		flags_in_identity;	/* = and hash tell filters apart by flags too */
+
+	/*
+	 * The binary form (types/binary_io.c): sql_name names the type in its
+	 * errors, too_large is the status of an input larger than a value can
+	 * be, binary_decode checks a binary form and finds its array in it, and
+	 * copy makes a new value of a checked view.
+	 */
+	const char *sql_name;
+	bf_status	too_large;
+	bf_status	(*binary_decode) (const uint8_t *data, size_t len, BloomHeader *header,
+								  const uint8_t **array);
+	struct varlena *(*copy) (const BloomView *view);
 } BloomLayout;
 
 /* The most bits a position of a BloomLayout takes: a counter's. */
@@ -296,6 +336,19 @@ extern bytea *bloom_send_travel(FunctionCallInfo fcinfo, const BloomView *view);
 extern char *bloom_out_sparse(FunctionCallInfo fcinfo, const char *prefix,
 							  const BloomView *view, uint64 text_length);
 extern bf_status bloom_expand_sparse(const BloomLayout *layout, const uint8 **data, size_t *len);
+
+/*
+ * The binary input and output of a type of a BloomLayout
+ * (types/binary_io.c).  bloom_layout_decode_binary: a new value from a
+ * binary form (expanded first if sparse), or why it is malformed; the
+ * receive function and a sparse text input read through it.
+ * bloom_layout_recv and bloom_layout_send: the type's receive and send
+ * functions.
+ */
+extern bf_status bloom_layout_decode_binary(const BloomLayout *layout, const uint8 *data,
+											size_t len, struct varlena **result);
+extern Datum bloom_layout_recv(FunctionCallInfo fcinfo, const BloomLayout *layout);
+extern Datum bloom_layout_send(FunctionCallInfo fcinfo, const BloomLayout *layout);
 extern bool bloom_is_sparse_text(const char *prefix, const char *text);
 extern bf_status bloom_decode_sparse_text(const BloomLayout *layout, const char *prefix,
 										  const char *text, const uint8 **plain,

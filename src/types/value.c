@@ -20,17 +20,7 @@
 static bf_status
 bloom_view_bytes_status(const uint8_t *body, size_t length, BloomView *view)
 {
-	bf_status	status;
-
-	if (length < BLOOM_HEADER_BYTES)
-		return BF_LENGTH;
-	bloom_header_read(body, &view->header);
-	view->bits = body + BLOOM_HEADER_BYTES;
-	view->nbytes = length - BLOOM_HEADER_BYTES;
-	status = bf_check_header(&view->header);
-	if (status == BF_OK)
-		status = bf_check_bits(&view->header, view->bits, view->nbytes);
-	return status;
+	return bloom_view_bytes_checked(body, length, view, BF_LENGTH, bf_check_header, bf_check_bits);
 }
 
 void

@@ -102,17 +102,12 @@ bloom_in(PG_FUNCTION_ARGS)
 	{
 		const uint8 *plain;
 		size_t		plain_len;
-		BloomView	view;
 
 		status = bloom_decode_sparse_text(&bloom_layout, BLOOM_SPARSE_TEXT_PREFIX, text,
 										  &plain, &plain_len);
 		if (status == BF_OK)
-			status = bf_binary_decode(plain, plain_len, &view.header, &view.bits);
-		if (status == BF_OK)
-		{
-			view.nbytes = bloom_payload_bytes(view.header.m);
-			filter = bloom_copy(&view);
-		}
+			status = bloom_layout_decode_binary(&bloom_layout, plain, plain_len,
+												(struct varlena **) &filter);
 	}
 	else
 		status = bloom_decode_text(text, len, &filter);
@@ -173,27 +168,12 @@ PG_FUNCTION_INFO_V1(bloom_recv);
 Datum
 bloom_recv(PG_FUNCTION_ARGS)
 {
-	size_t		len;
-	const uint8 *data = bloom_recv_take((StringInfo) PG_GETARG_POINTER(0), "bloom",
-										BF_TOO_LARGE, &len);
-	BloomView	view;
-	bf_status	status;
-
-	status = bloom_expand_sparse(&bloom_layout, &data, &len);
-	if (status == BF_OK)
-		status = bf_binary_decode(data, len, &view.header, &view.bits);
-	if (status != BF_OK)
-		bloom_raise_invalid_binary("bloom", bf_status_message(status));
-	view.nbytes = bloom_payload_bytes(view.header.m);
-	PG_RETURN_POINTER(bloom_copy(&view));
+	return bloom_layout_recv(fcinfo, &bloom_layout);
 }
 
 PG_FUNCTION_INFO_V1(bloom_send);
 Datum
 bloom_send(PG_FUNCTION_ARGS)
 {
-	BloomView	view;
-
-	bloom_getarg(fcinfo, 0, &view);
-	PG_RETURN_BYTEA_P(bloom_send_travel(fcinfo, &view));
+	return bloom_layout_send(fcinfo, &bloom_layout);
 }

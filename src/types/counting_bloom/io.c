@@ -16,23 +16,20 @@
 static bf_status
 counting_view_bytes_status(const uint8_t *body, size_t length, BloomView *view)
 {
-	bf_status	status;
-
-	if (length < BLOOM_HEADER_BYTES)
-		return BF_COUNTING_LENGTH;
-	bloom_header_read(body, &view->header);
-	view->bits = body + BLOOM_HEADER_BYTES;
-	view->nbytes = length - BLOOM_HEADER_BYTES;
-	status = bf_counting_check_header(&view->header);
-	if (status == BF_OK)
-		status = bf_counting_check_counters(&view->header, view->bits, view->nbytes);
-	return status;
+	return bloom_view_bytes_checked(body, length, view, BF_COUNTING_LENGTH,
+									bf_counting_check_header, bf_counting_check_counters);
 }
 
 void
 counting_view_bytes(const uint8 *body, size_t length, BloomView *view)
 {
 	bloom_raise_invalid_value("counting_bloom", counting_view_bytes_status(body, length, view));
+}
+
+static struct varlena *
+counting_copy_value(const BloomView *view)
+{
+	return (struct varlena *) counting_copy(view);
 }
 
 const BloomLayout counting_layout = {
@@ -44,6 +41,10 @@ const BloomLayout counting_layout = {
 	.block_contains = bf_counting_block_contains,
 	.view_datum = counting_view_datum,
 	.flags_in_identity = true,
+	.sql_name = "counting_bloom",
+	.too_large = BF_COUNTING_TOO_LARGE,
+	.binary_decode = bf_counting_binary_decode,
+	.copy = counting_copy_value,
 };
 
 bool
@@ -157,22 +158,6 @@ counting_decode_text(const char *text, size_t len, CountingBloomFilter **result)
 /* The prefix of the sparse text form (types/sparse.c). */
 #define COUNTING_SPARSE_TEXT_PREFIX "counting_bloom:sparse:"
 
-/* A filter from a binary form (expanded if sparse), or why it is malformed. */
-static bf_status
-counting_decode_binary(const uint8 *data, size_t len, CountingBloomFilter **result)
-{
-	BloomView	view;
-	bf_status	status = bloom_expand_sparse(&counting_layout, &data, &len);
-
-	if (status == BF_OK)
-		status = bf_counting_binary_decode(data, len, &view.header, &view.bits);
-	if (status != BF_OK)
-		return status;
-	view.nbytes = bf_counting_payload_bytes(view.header.m);
-	*result = counting_copy(&view);
-	return BF_OK;
-}
-
 PG_FUNCTION_INFO_V1(counting_bloom_in);
 Datum
 counting_bloom_in(PG_FUNCTION_ARGS)
@@ -189,7 +174,8 @@ counting_bloom_in(PG_FUNCTION_ARGS)
 		status = bloom_decode_sparse_text(&counting_layout, COUNTING_SPARSE_TEXT_PREFIX, text,
 										  &plain, &plain_len);
 		if (status == BF_OK)
-			status = counting_decode_binary(plain, plain_len, &filter);
+			status = bloom_layout_decode_binary(&counting_layout, plain, plain_len,
+												(struct varlena **) &filter);
 	}
 	else
 		status = counting_decode_text(text, strlen(text), &filter);
@@ -228,23 +214,12 @@ PG_FUNCTION_INFO_V1(counting_bloom_recv);
 Datum
 counting_bloom_recv(PG_FUNCTION_ARGS)
 {
-	size_t		len;
-	const uint8 *data = bloom_recv_take((StringInfo) PG_GETARG_POINTER(0), "counting_bloom",
-										BF_COUNTING_TOO_LARGE, &len);
-	CountingBloomFilter *filter = NULL;
-	bf_status	status = counting_decode_binary(data, len, &filter);
-
-	if (status != BF_OK)
-		bloom_raise_invalid_binary("counting_bloom", bf_status_message(status));
-	PG_RETURN_POINTER(filter);
+	return bloom_layout_recv(fcinfo, &counting_layout);
 }
 
 PG_FUNCTION_INFO_V1(counting_bloom_send);
 Datum
 counting_bloom_send(PG_FUNCTION_ARGS)
 {
-	BloomView	view;
-
-	counting_getarg(fcinfo, 0, &view);
-	PG_RETURN_BYTEA_P(bloom_send_travel(fcinfo, &view));
+	return bloom_layout_send(fcinfo, &counting_layout);
 }
