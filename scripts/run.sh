@@ -238,13 +238,17 @@ fi
 fi
 
 # ---- TAP tests: t/*.pl, on PostgreSQL's framework ----
-# Each runs alone through "make prove_installcheck PROVE_TESTS=t/NAME.pl",
-# starting the servers it needs from the install tree (BLOOM_INST); its
-# last line is "NAME: N passed, M failed".  initdb refuses root: as root the
-# tests run as postgres, from a copy of the tree when postgres cannot read
-# this one.  A failed test's logs (its own and its servers') are kept in
-# $BUILD/tap-logs/NAME.  BLOOM_SKIP_CLUSTER_TESTS (space-separated names,
-# t/011_parallel.pl is "parallel") skips some.
+# One "make prove_installcheck" runs them all, BLOOM_TAP_JOBS (2) at a
+# time: each starts its own servers from the install tree (BLOOM_INST) on
+# ports the framework reserves, so they do not meet.  Those named in
+# BLOOM_TAP_ALONE (by default "resources", whose cancel timings and memory
+# peaks the others' load would disturb) run after, one at a time.  Each
+# test's last line is "NAME: N passed, M failed", a line of the summary.
+# initdb refuses root: as root the tests run as postgres, from a copy of the
+# tree when postgres cannot read this one.  When a test fails, the logs (its
+# own and its servers') are kept in $BUILD/tap-logs.
+# BLOOM_SKIP_CLUSTER_TESTS (space-separated names, t/011_parallel.pl is
+# "parallel") skips some.
 export BLOOM_ROOT=$ROOT BLOOM_BUILD=$BUILD PG_CONFIG
 if runs cluster; then
 	tap_root=$ROOT
@@ -263,24 +267,55 @@ if runs cluster; then
 			echo "(user postgres cannot read $ROOT, so the TAP tests run from a copy in $tap_root)"
 		fi
 	fi
+	together=() alone=()
 	for test in "$tap_root"/t/*.pl; do
 		[ -e "$test" ] || continue
 		name=$(basename "$test" .pl)
 		name=${name#[0-9]*_}
 		case " ${BLOOM_SKIP_CLUSTER_TESTS:-} " in *" $name "*) continue ;; esac
-		heading "TAP test: t/$(basename "$test")"
-		before=$failed
-		run_counted "$name" "$BUILD/tap-$name.log" "${as_tester[@]}" env \
-			BLOOM_INST="$inst" BLOOM_ROOT="$tap_root" PG_CONFIG="$PG_CONFIG" \
-			make --no-print-directory -C "$tap_run" -f "$tap_root/Makefile" VPATH="$tap_root" \
-			PG_CONFIG="$PG_CONFIG" prove_installcheck PROVE_FLAGS=-v PROVE_TESTS="t/$(basename "$test")"
-		if [ "$failed" -ne "$before" ] && [ -d "$tap_run/tmp_check/log" ]; then
-			mkdir -p "$BUILD/tap-logs"
-			cp -r "$tap_run/tmp_check/log" "$BUILD/tap-logs/$name"
-			echo "(its logs are in $BUILD/tap-logs/$name; the tail of the test's own:)"
-			tail -n 40 "$BUILD/tap-logs/$name"/regress_log_* 2>/dev/null || true
-		fi
+		case " ${BLOOM_TAP_ALONE-resources} " in
+		*" $name "*) alone+=("t/$(basename "$test")") ;;
+		*) together+=("t/$(basename "$test")") ;;
+		esac
 	done
+	# tap_prove JOBS LOG TESTS...: one prove of the tests; each test's line
+	# goes to the totals and the summary
+	tap_prove() {
+		local jobs=$1 log=$2 t=$SECONDS status=0 line name p f seen=0
+		shift 2
+		[ $# -gt 0 ] || return 0
+		heading "TAP tests, $jobs at a time: $*"
+		"${as_tester[@]}" env BLOOM_INST="$inst" BLOOM_ROOT="$tap_root" PG_CONFIG="$PG_CONFIG" \
+			make --no-print-directory -C "$tap_run" -f "$tap_root/Makefile" VPATH="$tap_root" \
+			PG_CONFIG="$PG_CONFIG" prove_installcheck PROVE_FLAGS="-v -j$jobs" PROVE_TESTS="$*" \
+			2>&1 | tee "$log" || status=$?
+		while IFS= read -r line; do
+			name=${line%%:*}
+			read -r p _ f _ <<<"${line#*: }"
+			passed=$((passed + p)) failed=$((failed + f)) seen=$((seen + 1))
+			summary+=("$(printf '%-22s %d passed, %d failed' "$name:" "$p" "$f")")
+		done < <(grep -E '^[[:alnum:]_-]+: [0-9]+ passed, [0-9]+ failed' "$log")
+		# a test that reported nothing (it did not start, or died before
+		# its end) is a failure of its own, as is a prove that failed
+		# with no failure reported
+		if [ "$seen" -lt $# ]; then
+			failed=$((failed + $# - seen))
+			summary+=("$(printf '%-22s %d of %d tests reported nothing' "TAP:" "$(($# - seen))" "$#")")
+		elif [ "$status" -ne 0 ] && ! grep -qE '^[[:alnum:]_-]+: [0-9]+ passed, [1-9][0-9]* failed' "$log"; then
+			failed=$((failed + 1))
+		fi
+		summary+=("$(printf '%-22s prove exited %d, %s' "TAP ($jobs at a time):" "$status" "$(elapsed $t)")")
+		if [ "$status" -ne 0 ] && [ -d "$tap_run/tmp_check/log" ]; then
+			mkdir -p "$BUILD/tap-logs"
+			cp -r "$tap_run/tmp_check/log/." "$BUILD/tap-logs/"
+			echo "(the logs are in $BUILD/tap-logs; the tails of the failed tests' own:)"
+			for name in $(grep -E '^[[:alnum:]_-]+: [0-9]+ passed, [1-9][0-9]* failed' "$log" | cut -d: -f1); do
+				tail -n 40 "$BUILD/tap-logs"/regress_log_*_"$name" 2>/dev/null || true
+			done
+		fi
+	}
+	tap_prove "${BLOOM_TAP_JOBS:-2}" "$BUILD/tap.log" "${together[@]}"
+	tap_prove 1 "$BUILD/tap-alone.log" "${alone[@]}"
 fi
 
 # ---- test-all: the other majors, each in its chroot, then across majors ----
