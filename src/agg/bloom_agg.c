@@ -175,11 +175,7 @@ bloom_agg_state_add(FunctionCallInfo fcinfo, BloomAggState *state)
 		state->encoder = bloom_call_encoder(fcinfo, 1);
 	hash = bloom_encoder_hash(state->encoder, PG_GETARG_DATUM(1),
 							  state->filter->flags, &state->filter->flags);
-	if (state->adder != NULL)
-		bf_adder_add(state->adder, hash);
-	else
-		bf_add(state->filter->bits, state->filter->m, state->filter->k,
-			   state->filter->hash_scheme, hash);
+	bloom_agg_add_hash(state->adder, state->filter, hash);
 }
 
 /*

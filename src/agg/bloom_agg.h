@@ -71,6 +71,20 @@ extern void bloom_agg_state_start_adder(MemoryContext context, BloomAggState *st
 extern bool bloom_template_precedes(const BloomHeader *a, const BloomHeader *b);
 
 /*
+ * The row path both forms share: a value's hash set in the state's filter,
+ * through adder (the state's, which holds values whose bits are prefetched
+ * but not set yet) when it has one.
+ */
+static inline void
+bloom_agg_add_hash(bf_adder *adder, BloomFilter *filter, bf_hash hash)
+{
+	if (adder != NULL)
+		bf_adder_add(adder, hash);
+	else
+		bf_add(filter->bits, filter->m, filter->k, filter->hash_scheme, hash);
+}
+
+/*
  * bloom_agg's false_positive_rate and capacity, arguments 2 and 3 of its
  * transition function (on every row: inline).
  */

@@ -88,6 +88,19 @@ counting_agg_filter(CountingAggState *state)
 	return state->filter;
 }
 
+/*
+ * The row path both forms share: a value's hash counted in filter, through
+ * adder (the internal state's, pending until flushed) when there is one.
+ */
+static inline void
+counting_agg_add_hash(bf_counting_adder *adder, CountingBloomFilter *filter, bf_hash hash)
+{
+	if (adder != NULL)
+		bf_counting_adder_push(adder, hash, false);
+	else
+		bf_counting_add(filter->counters, filter->m, filter->k, filter->hash_scheme, hash);
+}
+
 PG_FUNCTION_INFO_V1(counting_bloom_agg_transfn);
 Datum
 counting_bloom_agg_transfn(PG_FUNCTION_ARGS)
@@ -139,10 +152,7 @@ counting_bloom_agg_transfn(PG_FUNCTION_ARGS)
 		hash = bloom_encoder_hash(state->encoder, PG_GETARG_DATUM(1), filter->flags,
 								  &filter->flags);
 		/* a state from the combine or deserialize function has no adder */
-		if (state->adder != NULL)
-			bf_counting_adder_push(state->adder, hash, false);
-		else
-			bf_counting_add(filter->counters, filter->m, filter->k, filter->hash_scheme, hash);
+		counting_agg_add_hash(state->adder, filter, hash);
 	}
 	PG_RETURN_POINTER(state);
 }
@@ -313,9 +323,9 @@ counting_bloom_agg_hashed_transfn(PG_FUNCTION_ARGS)
 						  filter->m, filter->k, filter->hash_scheme,
 						  float8out_internal(p), n, shape->m, shape->k, shape->hash_scheme));
 	if (!PG_ARGISNULL(1))
-		bf_counting_add(filter->counters, filter->m, filter->k, filter->hash_scheme,
-						bloom_hashed_hash((const BloomHashed *) PG_GETARG_POINTER(1),
-										  &filter->flags, "counting_bloom_agg"));
+		counting_agg_add_hash(NULL, filter,
+							  bloom_hashed_hash((const BloomHashed *) PG_GETARG_POINTER(1),
+												&filter->flags, "counting_bloom_agg"));
 	PG_RETURN_POINTER(filter);
 }
 

@@ -173,11 +173,8 @@ bloom_agg_target_arg(FunctionCallInfo fcinfo, BloomAggKind kind, BloomAggTarget 
 static inline void
 bloom_agg_target_add(BloomAggTarget *target, bf_hash hash)
 {
-	if (target->object != NULL && target->object->state.adder != NULL)
-		bf_adder_add(target->object->state.adder, hash);
-	else
-		bf_add(target->filter->bits, target->filter->m, target->filter->k,
-			   target->filter->hash_scheme, hash);
+	bloom_agg_add_hash(target->object != NULL ? target->object->state.adder : NULL,
+					   target->filter, hash);
 }
 
 static Datum
