@@ -43,43 +43,87 @@ bloom_agg_object_context(FunctionCallInfo fcinfo, bool *in_aggregate)
 	return AllocSetContextCreate(parent, "bloom aggregate state", ALLOCSET_SMALL_SIZES);
 }
 
+/* The methods of every BloomAggObject: its kind's. */
+static Size
+bloom_agg_object_flat_size(ExpandedObjectHeader *header)
+{
+	BloomAggObject *object = (BloomAggObject *) header;
+
+	return object->kind->flat_size(object);
+}
+
+static void
+bloom_agg_object_flatten(ExpandedObjectHeader *header, void *result, Size allocated_size)
+{
+	BloomAggObject *object = (BloomAggObject *) header;
+
+	object->kind->flatten(object, result, allocated_size);
+}
+
+static const ExpandedObjectMethods bloom_agg_object_methods = {
+	bloom_agg_object_flat_size,
+	bloom_agg_object_flatten
+};
+
+BloomAggObject *
+bloom_agg_object_new(MemoryContext context, const BloomAggObjectKind *kind)
+{
+	BloomAggObject *object = (BloomAggObject *) MemoryContextAllocZero(context,
+																	   sizeof(BloomAggObject));
+
+	EOH_init_header(&object->header, &bloom_agg_object_methods, context);
+	object->kind = kind;
+	return object;
+}
+
 Datum
-bloom_agg_object_result(ExpandedObjectHeader *object, bool in_aggregate)
+bloom_agg_object_result(BloomAggObject *object, bool in_aggregate)
 {
 	Size		size;
 	void	   *flat;
 
 	if (in_aggregate)
-		return EOHPGetRWDatum(object);
-	size = EOH_get_flat_size(object);
+		return EOHPGetRWDatum(&object->header);
+	size = EOH_get_flat_size(&object->header);
 	flat = bloom_palloc_large(size);
-	EOH_flatten_into(object, flat, size);
-	DeleteExpandedObject(EOHPGetRWDatum(object));
+	EOH_flatten_into(&object->header, flat, size);
+	DeleteExpandedObject(EOHPGetRWDatum(&object->header));
 	return PointerGetDatum(flat);
 }
 
-ExpandedObjectHeader *
-bloom_agg_expanded(Datum datum, const ExpandedObjectMethods *methods)
+BloomAggObject *
+bloom_agg_object_of(Datum datum, const BloomAggObjectKind *kind)
 {
-	ExpandedObjectHeader *object;
+	ExpandedObjectHeader *header;
 
 	if (!VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(datum)))
 		return NULL;
-	object = DatumGetEOHP(datum);
-	return object->eoh_methods == methods ? object : NULL;
+	header = DatumGetEOHP(datum);
+	if (header->eoh_methods != &bloom_agg_object_methods ||
+		((BloomAggObject *) header)->kind != kind)
+		return NULL;
+	return (BloomAggObject *) header;
 }
 
-ExpandedObjectHeader *
-bloom_agg_modifiable_state(FunctionCallInfo fcinfo, const ExpandedObjectMethods *methods)
+BloomAggObject *
+bloom_agg_modifiable_object(FunctionCallInfo fcinfo, const BloomAggObjectKind *kind)
 {
 	Datum		state;
+	BloomAggObject *object;
 
 	if (PG_ARGISNULL(0) || !AggCheckCallContext(fcinfo, NULL))
 		return NULL;
 	state = PG_GETARG_DATUM(0);
 	if (!VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(state)))
 		return NULL;
-	return bloom_agg_expanded(state, methods);
+	object = bloom_agg_object_of(state, kind);
+	/* the caller changes the state: a flat form built before is stale */
+	if (object != NULL && object->flat != NULL)
+	{
+		pfree(object->flat);
+		object->flat = NULL;
+	}
+	return object;
 }
 
 /* ---- the aggregate call ---- */

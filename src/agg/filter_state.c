@@ -34,46 +34,41 @@
  * (The polymorphic aggregates keep their internal states above: Citus
  * cannot split them, and would fail where it now gathers their rows.)
  */
-typedef struct BloomAggObject
-{
-	ExpandedObjectHeader header;
-	BloomAggState state;
-} BloomAggObject;
-
 static Size
-bloom_agg_object_flat_size(ExpandedObjectHeader *header)
+bloom_agg_filter_flat_size(BloomAggObject *object)
 {
-	BloomAggObject *object = (BloomAggObject *) header;
+	BloomAggState *state = (BloomAggState *) object->state;
 
-	bloom_agg_state_flush(&object->state);
-	return VARSIZE(object->state.filter);
+	bloom_agg_state_flush(state);
+	return VARSIZE(state->filter);
 }
 
+/* The flat form is the filter itself: written from the state, never kept. */
 static void
-bloom_agg_object_flatten(ExpandedObjectHeader *header, void *result, Size allocated_size)
+bloom_agg_filter_flatten(BloomAggObject *object, void *result, Size allocated_size)
 {
-	BloomAggObject *object = (BloomAggObject *) header;
+	BloomAggState *state = (BloomAggState *) object->state;
 	BloomFilter *flat = (BloomFilter *) result;
 
-	Assert(allocated_size == VARSIZE(object->state.filter));
-	bloom_agg_state_flush(&object->state);
-	memcpy(flat, object->state.filter, BLOOM_BITS_OFFSET);
-	bloom_fill_bits(flat->bits, object->state.filter->bits, allocated_size - BLOOM_BITS_OFFSET);
+	Assert(allocated_size == VARSIZE(state->filter));
+	bloom_agg_state_flush(state);
+	memcpy(flat, state->filter, BLOOM_BITS_OFFSET);
+	bloom_fill_bits(flat->bits, state->filter->bits, allocated_size - BLOOM_BITS_OFFSET);
 }
 
-static const ExpandedObjectMethods bloom_agg_object_methods = {
-	bloom_agg_object_flat_size,
-	bloom_agg_object_flatten
+static const BloomAggObjectKind bloom_agg_filter_kind = {
+	bloom_agg_filter_flat_size,
+	bloom_agg_filter_flatten
 };
 
 bool
 bloom_agg_object_view(Datum datum, BloomView *view)
 {
-	ExpandedObjectHeader *header = bloom_agg_expanded(datum, &bloom_agg_object_methods);
+	BloomAggObject *object = bloom_agg_object_of(datum, &bloom_agg_filter_kind);
 
-	if (header == NULL)
+	if (object == NULL)
 		return false;
-	return bloom_agg_state_view(&((BloomAggObject *) header)->state, view);
+	return bloom_agg_state_view((BloomAggState *) object->state, view);
 }
 
 /*
@@ -84,6 +79,7 @@ typedef struct BloomAggTarget
 {
 	BloomFilter *filter;
 	BloomAggObject *object;
+	BloomAggState *state;		/* object's state, or NULL */
 	bool		in_aggregate;
 } BloomAggTarget;
 
@@ -101,6 +97,7 @@ bloom_agg_target_new(FunctionCallInfo fcinfo, BloomAggKind kind, const BloomHead
 
 	target->in_aggregate = AggCheckCallContext(fcinfo, NULL) != 0;
 	target->object = NULL;
+	target->state = NULL;
 	if (!target->in_aggregate || bloom_payload_bytes(header->m) < BF_ADDER_MIN_BYTES)
 	{
 		if (from != NULL)
@@ -113,13 +110,12 @@ bloom_agg_target_new(FunctionCallInfo fcinfo, BloomAggKind kind, const BloomHead
 		return;
 	}
 
-	target->object = (BloomAggObject *)
-		MemoryContextAllocZero(bloom_agg_object_context(fcinfo, &target->in_aggregate),
-							   sizeof(BloomAggObject));
-	EOH_init_header(&target->object->header, &bloom_agg_object_methods,
-					GetMemoryChunkContext(target->object));
-	target->object->state.kind = kind;
+	target->object = bloom_agg_object_new(bloom_agg_object_context(fcinfo, &target->in_aggregate),
+										  &bloom_agg_filter_kind);
 	old_context = MemoryContextSwitchTo(target->object->header.eoh_context);
+	target->state = (BloomAggState *) palloc0(sizeof(BloomAggState));
+	target->state->kind = kind;
+	target->object->state = target->state;
 	if (from != NULL)
 		target->filter = bloom_copy_state(from);
 	else
@@ -128,8 +124,8 @@ bloom_agg_target_new(FunctionCallInfo fcinfo, BloomAggKind kind, const BloomHead
 		target->filter->flags = header->flags;
 	}
 	MemoryContextSwitchTo(old_context);
-	target->object->state.filter = target->filter;
-	bloom_agg_state_start_adder(target->object->header.eoh_context, &target->object->state);
+	target->state->filter = target->filter;
+	bloom_agg_state_start_adder(target->object->header.eoh_context, target->state);
 }
 
 /*
@@ -141,17 +137,18 @@ bloom_agg_target_new(FunctionCallInfo fcinfo, BloomAggKind kind, const BloomHead
 static bool
 bloom_agg_target_arg(FunctionCallInfo fcinfo, BloomAggKind kind, BloomAggTarget *target)
 {
-	ExpandedObjectHeader *own;
+	BloomAggObject *own;
 	struct varlena *flat;
 	BloomView	view;
 
 	if (PG_ARGISNULL(0))
 		return false;
-	own = bloom_agg_modifiable_state(fcinfo, &bloom_agg_object_methods);
+	own = bloom_agg_modifiable_object(fcinfo, &bloom_agg_filter_kind);
 	if (own != NULL)
 	{
-		target->object = (BloomAggObject *) own;
-		target->filter = target->object->state.filter;
+		target->object = own;
+		target->state = (BloomAggState *) own->state;
+		target->filter = target->state->filter;
 		target->in_aggregate = true;
 		return true;
 	}
@@ -162,6 +159,7 @@ bloom_agg_target_arg(FunctionCallInfo fcinfo, BloomAggKind kind, BloomAggTarget 
 		bloom_view_datum(PointerGetDatum(flat), &view);
 		target->filter = (BloomFilter *) flat;
 		target->object = NULL;
+		target->state = NULL;
 		target->in_aggregate = true;
 		return true;
 	}
@@ -173,15 +171,14 @@ bloom_agg_target_arg(FunctionCallInfo fcinfo, BloomAggKind kind, BloomAggTarget 
 static inline void
 bloom_agg_target_add(BloomAggTarget *target, bf_hash hash)
 {
-	bloom_agg_add_hash(target->object != NULL ? target->object->state.adder : NULL,
-					   target->filter, hash);
+	bloom_agg_add_hash(target->state != NULL ? target->state->adder : NULL, target->filter, hash);
 }
 
 static Datum
 bloom_agg_target_result(BloomAggTarget *target)
 {
 	if (target->object != NULL)
-		return bloom_agg_object_result(&target->object->header, target->in_aggregate);
+		return bloom_agg_object_result(target->object, target->in_aggregate);
 	PG_RETURN_POINTER(target->filter);
 }
 
@@ -383,8 +380,8 @@ bloom_agg_filter_fold(FunctionCallInfo fcinfo, BloomSetOp op)
 		bloom_require_same_shape(bloom_agg_fold_name(fcinfo, op),
 								 state_first ? &state : &input, state_first ? &input : &state);
 	}
-	if (target.object != NULL)
-		bloom_agg_state_flush(&target.object->state);
+	if (target.state != NULL)
+		bloom_agg_state_flush(target.state);
 	bloom_setop_fold(op, op == BLOOM_SETOP_UNION ? "bloom_union_agg" : "bloom_intersection_agg",
 					 target.filter, &input);
 	return bloom_agg_target_result(&target);

@@ -305,7 +305,7 @@ PG_FUNCTION_INFO_V1(bloom_agg_state_out);
 Datum
 bloom_agg_state_out(PG_FUNCTION_ARGS)
 {
-	/* an aggregate's state in memory is flattened here (bloom_autoagg_object_methods) */
+	/* an aggregate's state in memory is flattened here (bloom_autoagg_object_kind) */
 	struct varlena *flat = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
 	Size		nbytes = VARSIZE_ANY_EXHDR(flat);
 	Size		prefix = strlen(BLOOM_AGG_STATE_TEXT_PREFIX);
@@ -361,36 +361,25 @@ bloom_agg_state_send(PG_FUNCTION_ARGS)
  * place; elsewhere its flat form.  The flat form is built when asked for
  * its size and kept until it is copied out, or the state changes.
  */
-typedef struct BloomAutoObject
-{
-	ExpandedObjectHeader header;
-	BloomAutoState *state;
-	struct varlena *flat;
-} BloomAutoObject;
-
 static Size
-bloom_autoagg_object_flat_size(ExpandedObjectHeader *header)
+bloom_autoagg_object_flat_size(BloomAggObject *object)
 {
-	BloomAutoObject *object = (BloomAutoObject *) header;
-
 	if (object->flat == NULL)
 	{
-		MemoryContext old_context = MemoryContextSwitchTo(header->eoh_context);
+		MemoryContext old_context = MemoryContextSwitchTo(object->header.eoh_context);
 
-		object->flat = bloom_autoagg_flatten(object->state);
+		object->flat = bloom_autoagg_flatten((BloomAutoState *) object->state);
 		MemoryContextSwitchTo(old_context);
 	}
 	return VARSIZE(object->flat);
 }
 
 static void
-bloom_autoagg_object_flatten(ExpandedObjectHeader *header, void *result, Size allocated_size)
+bloom_autoagg_object_flatten(BloomAggObject *object, void *result, Size allocated_size)
 {
-	BloomAutoObject *object = (BloomAutoObject *) header;
-
 	/* built by bloom_autoagg_object_flat_size, which PostgreSQL calls first */
 	if (object->flat == NULL)
-		(void) bloom_autoagg_object_flat_size(header);
+		(void) bloom_autoagg_object_flat_size(object);
 	if (allocated_size != VARSIZE(object->flat))
 		elog(ERROR, "bloom_agg_state: flattening into %zu bytes, not %zu", allocated_size,
 			 (Size) VARSIZE(object->flat));
@@ -399,7 +388,7 @@ bloom_autoagg_object_flatten(ExpandedObjectHeader *header, void *result, Size al
 	object->flat = NULL;
 }
 
-static const ExpandedObjectMethods bloom_autoagg_object_methods = {
+static const BloomAggObjectKind bloom_autoagg_object_kind = {
 	bloom_autoagg_object_flat_size,
 	bloom_autoagg_object_flatten
 };
@@ -411,11 +400,11 @@ static const ExpandedObjectMethods bloom_autoagg_object_methods = {
 static BloomAutoState *
 bloom_autoagg_state_arg(FunctionCallInfo fcinfo, int argno)
 {
-	ExpandedObjectHeader *header = bloom_agg_expanded(PG_GETARG_DATUM(argno),
-													  &bloom_autoagg_object_methods);
+	BloomAggObject *object = bloom_agg_object_of(PG_GETARG_DATUM(argno),
+												 &bloom_autoagg_object_kind);
 
-	if (header != NULL)
-		return ((BloomAutoObject *) header)->state;
+	if (object != NULL)
+		return (BloomAutoState *) object->state;
 	return bloom_autoagg_read_passed(PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(argno)));
 }
 
@@ -441,39 +430,33 @@ bloom_autoagg_final_arg(FunctionCallInfo fcinfo)
  * The state in argument 0 to add to: itself when this call may modify it,
  * else a new state (a copy, or empty at rate p when argument 0 is NULL).
  */
-static BloomAutoObject *
+static BloomAggObject *
 bloom_autoagg_object_arg(FunctionCallInfo fcinfo, double p, bool *in_aggregate)
 {
-	ExpandedObjectHeader *own = bloom_agg_modifiable_state(fcinfo, &bloom_autoagg_object_methods);
-	BloomAutoObject *object;
+	BloomAggObject *object = bloom_agg_modifiable_object(fcinfo, &bloom_autoagg_object_kind);
+	BloomAutoState *state;
 	MemoryContext context;
 	MemoryContext old_context;
 
-	if (own != NULL)
+	if (object != NULL)
 	{
 		*in_aggregate = true;
-		object = (BloomAutoObject *) own;
-		if (object->flat != NULL)
-		{
-			pfree(object->flat);
-			object->flat = NULL;
-		}
 		return object;
 	}
 	context = bloom_agg_object_context(fcinfo, in_aggregate);
-	object = (BloomAutoObject *) MemoryContextAllocZero(context, sizeof(BloomAutoObject));
-	EOH_init_header(&object->header, &bloom_autoagg_object_methods, context);
+	object = bloom_agg_object_new(context, &bloom_autoagg_object_kind);
 	old_context = MemoryContextSwitchTo(context);
 	if (PG_ARGISNULL(0))
-		object->state = bloom_autoagg_state_new(p);
+		state = bloom_autoagg_state_new(p);
 	else
 	{
 		BloomAutoState *from = bloom_autoagg_state_arg(fcinfo, 0);
 
-		object->state = bloom_autoagg_state_new(from->request.false_positive_rate);
-		bloom_autoagg_merge(object->state, from, context);
-		object->state->flags = from->flags;
+		state = bloom_autoagg_state_new(from->request.false_positive_rate);
+		bloom_autoagg_merge(state, from, context);
+		state->flags = from->flags;
 	}
+	object->state = state;
 	MemoryContextSwitchTo(old_context);
 	return object;
 }
@@ -489,15 +472,16 @@ bloom_autoagg_state_transfn(PG_FUNCTION_ARGS)
 {
 	double		p = bloom_autoagg_rate_arg(fcinfo, 2);
 	bool		in_aggregate;
-	BloomAutoObject *object = bloom_autoagg_object_arg(fcinfo, p, &in_aggregate);
+	BloomAggObject *object = bloom_autoagg_object_arg(fcinfo, p, &in_aggregate);
+	BloomAutoState *state = (BloomAutoState *) object->state;
 
-	bloom_autoagg_check_rate(object->state, p);
+	bloom_autoagg_check_rate(state, p);
 	if (!PG_ARGISNULL(1))
-		bloom_autoagg_add(object->state,
+		bloom_autoagg_add(state,
 						  bloom_hashed_hash((const BloomHashed *) PG_GETARG_POINTER(1),
-										   &object->state->flags, "bloom_agg"),
+											&state->flags, "bloom_agg"),
 						  object->header.eoh_context);
-	return bloom_agg_object_result(&object->header, in_aggregate);
+	return bloom_agg_object_result(object, in_aggregate);
 }
 
 /* Fold the partial state in argument 1 into the one in argument 0; NULL is the identity. */
@@ -506,7 +490,8 @@ Datum
 bloom_autoagg_state_combinefn(PG_FUNCTION_ARGS)
 {
 	BloomAutoState *from;
-	BloomAutoObject *object;
+	BloomAggObject *object;
+	BloomAutoState *state;
 	bool		in_aggregate;
 
 	if (PG_ARGISNULL(1))
@@ -517,10 +502,11 @@ bloom_autoagg_state_combinefn(PG_FUNCTION_ARGS)
 	}
 	from = bloom_autoagg_state_arg(fcinfo, 1);
 	object = bloom_autoagg_object_arg(fcinfo, from->request.false_positive_rate, &in_aggregate);
-	bloom_autoagg_merge(object->state, from, object->header.eoh_context);
+	state = (BloomAutoState *) object->state;
+	bloom_autoagg_merge(state, from, object->header.eoh_context);
 	/* partial states may come from other servers (Citus): they must read text alike */
-	object->state->flags = bloom_combine_flags("bloom_agg", object->state->flags, from->flags);
-	return bloom_agg_object_result(&object->header, in_aggregate);
+	state->flags = bloom_combine_flags("bloom_agg", state->flags, from->flags);
+	return bloom_agg_object_result(object, in_aggregate);
 }
 
 PG_FUNCTION_INFO_V1(bloom_autoagg_state_default_finalfn);
