@@ -295,6 +295,14 @@ if runs cluster; then
 			passed=$((passed + p)) failed=$((failed + f)) seen=$((seen + 1))
 			summary+=("$(printf '%-22s %d passed, %d failed' "$name:" "$p" "$f")")
 		done < <(grep -E '^[[:alnum:]_-]+: [0-9]+ passed, [0-9]+ failed' "$log")
+		# a test that skipped as a whole (plan skip_all: Citus where it is
+		# not installed) says so in prove's own line, not in its output
+		while IFS= read -r line; do
+			name=${line#t/[0-9]*_}
+			name=${name%%.pl*}
+			seen=$((seen + 1))
+			summary+=("$(printf '%-22s skipped: %s' "$name:" "${line#*skipped: }")")
+		done < <(grep -E '^t/[[:alnum:]_-]+\.pl \.* ?skipped: ' "$log")
 		# a test that reported nothing (it did not start, or died before
 		# its end) is a failure of its own, as is a prove that failed
 		# with no failure reported
