@@ -5,15 +5,15 @@
  * bloom_agg(bloom_hashed, false_positive_rate, capacity),
  * bloom_agg_shaped(bloom_hashed, shape) and the set operations' folds,
  * whose states are filters, are in agg/filter_state.c; both use the
- * BloomAggState of agg/bloom_agg.h.
+ * BloomShapedState of agg/bloom_agg.h.
  *
  * The polymorphic aggregates' transition state is internal: a
- * BloomAggState in the aggregate memory context,
+ * BloomShapedState in the aggregate memory context,
  * holding a filter that rows are added to (or ORed, ANDed into) in place:
  * one allocation per group, nothing copied per row.  The final functions
  * return a copy and leave the state alone, because a window aggregate keeps
  * adding rows to the state after each result.  The state knows its kind
- * (BloomAggKind): what every later row and partial state must repeat, the
+ * (BloomShapedKind): what every later row and partial state must repeat, the
  * request (p, n), the template's shape or only the shape of the filters.
  *
  * Parallel (and partitionwise) aggregation: the combine functions OR or AND
@@ -53,7 +53,7 @@
 
 /* Set the bits of the values still pending in the state's adder. */
 void
-bloom_agg_state_flush(BloomAggState *state)
+bloom_shaped_state_flush(BloomShapedState *state)
 {
 	if (state->adder != NULL)
 		bf_adder_flush(state->adder);
@@ -61,7 +61,7 @@ bloom_agg_state_flush(BloomAggState *state)
 
 /* A view of the state's filter, flushed; false when it has none. */
 bool
-bloom_agg_state_view(BloomAggState *state, BloomView *view)
+bloom_shaped_state_view(BloomShapedState *state, BloomView *view)
 {
 	if (state->in_place != NULL)
 	{
@@ -70,18 +70,18 @@ bloom_agg_state_view(BloomAggState *state, BloomView *view)
 	}
 	if (state->filter == NULL)
 		return false;
-	bloom_agg_state_flush(state);
+	bloom_shaped_state_flush(state);
 	bloom_view_filter(state->filter, view);
 	return true;
 }
 
 /* A copy of the state's filter, in CurrentMemoryContext. */
 static Datum
-bloom_agg_result(BloomAggState *state)
+bloom_agg_result(BloomShapedState *state)
 {
 	BloomView	view;
 
-	bloom_agg_state_flush(state);
+	bloom_shaped_state_flush(state);
 	bloom_view_filter(state->filter, &view);
 	return PointerGetDatum(bloom_copy(&view));
 }
@@ -91,12 +91,12 @@ bloom_agg_result(BloomAggState *state)
  * that context too, or NULL), asked for with p and n (0 but for
  * BLOOM_AGG_FIXED_CAPACITY).
  */
-static BloomAggState *
-bloom_agg_state_new(MemoryContext aggcontext, BloomAggKind kind, BloomFilter *filter,
+static BloomShapedState *
+bloom_shaped_state_new(MemoryContext aggcontext, BloomShapedKind kind, BloomFilter *filter,
 					double p, int64 n)
 {
-	BloomAggState *state = (BloomAggState *) MemoryContextAllocZero(aggcontext,
-																	 sizeof(BloomAggState));
+	BloomShapedState *state = (BloomShapedState *) MemoryContextAllocZero(aggcontext,
+																	 sizeof(BloomShapedState));
 
 	state->kind = kind;
 	state->filter = filter;
@@ -107,7 +107,7 @@ bloom_agg_state_new(MemoryContext aggcontext, BloomAggKind kind, BloomFilter *fi
 
 /* Give the state an adder, in context, when its filter is large. */
 void
-bloom_agg_state_start_adder(MemoryContext context, BloomAggState *state)
+bloom_shaped_state_start_adder(MemoryContext context, BloomShapedState *state)
 {
 	BloomFilter *filter = state->filter;
 
@@ -122,20 +122,20 @@ bloom_agg_state_start_adder(MemoryContext context, BloomAggState *state)
  * The same for the first row of bloom_agg or bloom_agg_like, whose later
  * rows add values: with an adder when the filter is large.
  */
-static BloomAggState *
-bloom_agg_state_for_rows(MemoryContext aggcontext, BloomAggKind kind, BloomFilter *filter,
+static BloomShapedState *
+bloom_shaped_state_for_rows(MemoryContext aggcontext, BloomShapedKind kind, BloomFilter *filter,
 						 double p, int64 n)
 {
-	BloomAggState *state = bloom_agg_state_new(aggcontext, kind, filter, p, n);
+	BloomShapedState *state = bloom_shaped_state_new(aggcontext, kind, filter, p, n);
 
-	bloom_agg_state_start_adder(aggcontext, state);
+	bloom_shaped_state_start_adder(aggcontext, state);
 	return state;
 }
 
 /* ---- bloom_agg ---- */
 
 /* bloom_agg's state, with its empty filter, for the first row (kept off the row path). */
-static pg_noinline BloomAggState *
+static pg_noinline BloomShapedState *
 bloom_agg_start(FunctionCallInfo fcinfo, double p, int64 n)
 {
 	MemoryContext aggcontext = bloom_agg_context(fcinfo, "bloom_agg_transfn");
@@ -143,7 +143,7 @@ bloom_agg_start(FunctionCallInfo fcinfo, double p, int64 n)
 	BloomFilter *filter = bloom_alloc_optimal("bloom_agg", p, n, true);
 
 	MemoryContextSwitchTo(old_context);
-	return bloom_agg_state_for_rows(aggcontext, BLOOM_AGG_FIXED_CAPACITY, filter, p, n);
+	return bloom_shaped_state_for_rows(aggcontext, BLOOM_AGG_FIXED_CAPACITY, filter, p, n);
 }
 
 /*
@@ -152,14 +152,14 @@ bloom_agg_start(FunctionCallInfo fcinfo, double p, int64 n)
  * come from SQL), and then the cheap test of the call context will do: the
  * full one (bloom_agg_start) is needed only to create it.
  */
-static inline BloomAggState *
+static inline BloomShapedState *
 bloom_agg_transition_state(FunctionCallInfo fcinfo, const char *function)
 {
 	if (PG_ARGISNULL(0))
 		return NULL;
 	if (unlikely(!bloom_in_aggregate(fcinfo)))
 		elog(ERROR, "%s called in non-aggregate context", function);
-	return (BloomAggState *) PG_GETARG_POINTER(0);
+	return (BloomShapedState *) PG_GETARG_POINTER(0);
 }
 
 /*
@@ -167,7 +167,7 @@ bloom_agg_transition_state(FunctionCallInfo fcinfo, const char *function)
  * 1 (not NULL) as bloom_add does, and set its bits in the state's filter.
  */
 static pg_attribute_always_inline void
-bloom_agg_state_add(FunctionCallInfo fcinfo, BloomAggState *state)
+bloom_shaped_state_add(FunctionCallInfo fcinfo, BloomShapedState *state)
 {
 	bf_hash		hash;
 
@@ -186,7 +186,7 @@ PG_FUNCTION_INFO_V1(bloom_agg_transfn);
 Datum
 bloom_agg_transfn(PG_FUNCTION_ARGS)
 {
-	BloomAggState *state = bloom_agg_transition_state(fcinfo, "bloom_agg_transfn");
+	BloomShapedState *state = bloom_agg_transition_state(fcinfo, "bloom_agg_transfn");
 	double		p;
 	int64		n;
 
@@ -198,7 +198,7 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 		bloom_agg_check_request(&state->request, p, n);
 
 	if (!PG_ARGISNULL(1))
-		bloom_agg_state_add(fcinfo, state);
+		bloom_shaped_state_add(fcinfo, state);
 	PG_RETURN_POINTER(state);
 }
 
@@ -236,7 +236,7 @@ bloom_template_precedes(const BloomHeader *a, const BloomHeader *b)
  * row or partial state came first.
  */
 static void
-bloom_agg_like_check_template(const BloomAggState *state, const BloomHeader *template)
+bloom_agg_like_check_template(const BloomShapedState *state, const BloomHeader *template)
 {
 	BloomView	first;
 	const BloomHeader *a = NULL;
@@ -271,7 +271,7 @@ bloom_agg_like_check_template(const BloomAggState *state, const BloomHeader *tem
  * bloom_agg_like's state for the first row, with an empty filter of the
  * template's shape, or none for a NULL template.
  */
-static pg_noinline BloomAggState *
+static pg_noinline BloomShapedState *
 bloom_agg_like_start(FunctionCallInfo fcinfo, const BloomHeader *template)
 {
 	MemoryContext aggcontext = bloom_agg_context(fcinfo, "bloom_agg_like_transfn");
@@ -284,7 +284,7 @@ bloom_agg_like_start(FunctionCallInfo fcinfo, const BloomHeader *template)
 		filter->flags = template->flags;	/* text hashed as the template's */
 	}
 	MemoryContextSwitchTo(old_context);
-	return bloom_agg_state_for_rows(aggcontext, BLOOM_AGG_LIKE_TEMPLATE, filter, 0, 0);
+	return bloom_shaped_state_for_rows(aggcontext, BLOOM_AGG_LIKE_TEMPLATE, filter, 0, 0);
 }
 
 /*
@@ -296,7 +296,7 @@ PG_FUNCTION_INFO_V1(bloom_agg_like_transfn);
 Datum
 bloom_agg_like_transfn(PG_FUNCTION_ARGS)
 {
-	BloomAggState *state = bloom_agg_transition_state(fcinfo, "bloom_agg_like_transfn");
+	BloomShapedState *state = bloom_agg_transition_state(fcinfo, "bloom_agg_like_transfn");
 	BloomView	template;
 	const BloomHeader *template_shape = NULL;
 
@@ -312,7 +312,7 @@ bloom_agg_like_transfn(PG_FUNCTION_ARGS)
 		bloom_agg_like_check_template(state, template_shape);
 
 	if (!PG_ARGISNULL(1) && state->filter != NULL)
-		bloom_agg_state_add(fcinfo, state);
+		bloom_shaped_state_add(fcinfo, state);
 	PG_RETURN_POINTER(state);
 }
 
@@ -325,7 +325,7 @@ bloom_agg_finalfn(PG_FUNCTION_ARGS)
 
 	bloom_agg_context(fcinfo, "bloom_agg_finalfn");
 	if (!PG_ARGISNULL(0))
-		return bloom_agg_result((BloomAggState *) PG_GETARG_POINTER(0));
+		return bloom_agg_result((BloomShapedState *) PG_GETARG_POINTER(0));
 
 	/* no rows: an empty filter of the requested shape, if it is known */
 	if (!bloom_agg_call_request(fcinfo, &p, &n))
@@ -341,8 +341,8 @@ bloom_agg_finalfn(PG_FUNCTION_ARGS)
  * the state's kind: from must have been asked for as state was.
  */
 static void
-bloom_agg_state_fold(BloomSetOp op, const char *operation, BloomAggState *state,
-					 const BloomAggState *from, const BloomView *input)
+bloom_shaped_state_fold(BloomSetOp op, const char *operation, BloomShapedState *state,
+					 const BloomShapedState *from, const BloomView *input)
 {
 	if (from->kind != state->kind)
 		bloom_agg_raise_corrupt("A partial state belongs to another aggregate.");
@@ -368,7 +368,7 @@ bloom_setop_agg_transition(FunctionCallInfo fcinfo, BloomSetOp op,
 						   const char *operation, const char *function)
 {
 	MemoryContext aggcontext = bloom_agg_context(fcinfo, function);
-	BloomAggState *state = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
+	BloomShapedState *state = PG_ARGISNULL(0) ? NULL : (BloomShapedState *) PG_GETARG_POINTER(0);
 	BloomView	input;
 
 	if (PG_ARGISNULL(1))
@@ -382,7 +382,7 @@ bloom_setop_agg_transition(FunctionCallInfo fcinfo, BloomSetOp op,
 		BloomFilter *filter = bloom_copy(&input);
 
 		MemoryContextSwitchTo(old_context);
-		state = bloom_agg_state_new(aggcontext, BLOOM_AGG_SET_OPERATION, filter, 0, 0);
+		state = bloom_shaped_state_new(aggcontext, BLOOM_AGG_SET_OPERATION, filter, 0, 0);
 	}
 	else
 		bloom_setop_fold(op, operation, state->filter, &input);
@@ -412,9 +412,9 @@ Datum
 bloom_setop_agg_finalfn(PG_FUNCTION_ARGS)
 {
 	bloom_agg_context(fcinfo, "bloom_setop_agg_finalfn");
-	if (PG_ARGISNULL(0) || ((BloomAggState *) PG_GETARG_POINTER(0))->filter == NULL)
+	if (PG_ARGISNULL(0) || ((BloomShapedState *) PG_GETARG_POINTER(0))->filter == NULL)
 		PG_RETURN_NULL();
-	return bloom_agg_result((BloomAggState *) PG_GETARG_POINTER(0));
+	return bloom_agg_result((BloomShapedState *) PG_GETARG_POINTER(0));
 }
 
 /* ---- parallel aggregation ---- */
@@ -434,30 +434,30 @@ bloom_agg_combine(FunctionCallInfo fcinfo, BloomSetOp op, const char *operation,
 	MemoryContext aggcontext;
 	void	   *arg1;
 	void	   *arg2;
-	BloomAggState *state1;
-	BloomAggState *state2;
+	BloomShapedState *state1;
+	BloomShapedState *state2;
 	BloomView	input;
 	bool		has_input;
 
 	if (!bloom_agg_combine_start(fcinfo, function, &aggcontext, &arg1, &arg2))
 		return bloom_agg_return_state(fcinfo, arg1);
-	state1 = (BloomAggState *) arg1;
-	state2 = (BloomAggState *) arg2;
+	state1 = (BloomShapedState *) arg1;
+	state2 = (BloomShapedState *) arg2;
 
-	has_input = bloom_agg_state_view(state2, &input);
+	has_input = bloom_shaped_state_view(state2, &input);
 	if (state1 == NULL)
 	{
 		MemoryContext old_context = MemoryContextSwitchTo(aggcontext);
 		BloomFilter *filter = has_input ? bloom_copy(&input) : NULL;
 
 		MemoryContextSwitchTo(old_context);
-		PG_RETURN_POINTER(bloom_agg_state_new(aggcontext, state2->kind, filter,
+		PG_RETURN_POINTER(bloom_shaped_state_new(aggcontext, state2->kind, filter,
 											  state2->request.false_positive_rate,
 											  state2->request.capacity));
 	}
 	Assert(state1->in_place == NULL);
-	bloom_agg_state_flush(state1);
-	bloom_agg_state_fold(op, operation, state1, state2, has_input ? &input : NULL);
+	bloom_shaped_state_flush(state1);
+	bloom_shaped_state_fold(op, operation, state1, state2, has_input ? &input : NULL);
 	PG_RETURN_POINTER(state1);
 }
 
@@ -490,17 +490,17 @@ PG_FUNCTION_INFO_V1(bloom_agg_serialfn);
 Datum
 bloom_agg_serialfn(PG_FUNCTION_ARGS)
 {
-	BloomAggState *state;
+	BloomShapedState *state;
 	BloomView	view;
 	uint32		kind;
 	bytea	   *result;
 	char	   *out;
 
 	bloom_agg_context(fcinfo, "bloom_agg_serialfn");
-	state = (BloomAggState *) PG_GETARG_POINTER(0);
+	state = (BloomShapedState *) PG_GETARG_POINTER(0);
 	if (state->filter != NULL)
 	{
-		bloom_agg_state_flush(state);
+		bloom_shaped_state_flush(state);
 		bloom_view_filter(state->filter, &view);
 		result = bloom_agg_serial_new(add_size(BLOOM_AGG_SERIAL_PREFIX + BLOOM_HEADER_BYTES,
 											   view.nbytes), &out);
@@ -536,18 +536,18 @@ bloom_agg_deserialfn(PG_FUNCTION_ARGS)
 {
 	BloomAggReader reader;
 	uint32		kind;
-	BloomAggState *state;
+	BloomShapedState *state;
 	BloomView  *view;
 
 	bloom_agg_reader_start(fcinfo, "bloom_agg_deserialfn", &reader);
-	state = (BloomAggState *) palloc0(sizeof(BloomAggState));
+	state = (BloomShapedState *) palloc0(sizeof(BloomShapedState));
 	bloom_agg_read(&reader, &kind, sizeof(kind));
 	bloom_agg_read(&reader, &state->request.false_positive_rate, sizeof(double));
 	bloom_agg_read(&reader, &state->request.capacity, sizeof(int64));
 	if (kind != BLOOM_AGG_FIXED_CAPACITY && kind != BLOOM_AGG_LIKE_TEMPLATE &&
 		kind != BLOOM_AGG_SET_OPERATION)
 		bloom_agg_raise_corrupt("The kind of state is unknown.");
-	state->kind = (BloomAggKind) kind;
+	state->kind = (BloomShapedKind) kind;
 	if (state->kind != BLOOM_AGG_FIXED_CAPACITY &&
 		(state->request.false_positive_rate != 0.0 || state->request.capacity != 0))
 		bloom_agg_raise_corrupt("A set operation or bloom_agg_like state has a false_positive_rate or a capacity.");

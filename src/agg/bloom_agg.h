@@ -4,6 +4,11 @@
  * two files that hold them: agg/bloom_agg.c (the 1.0-1.2 aggregates, whose
  * state is internal) and agg/filter_state.c (the 1.3 aggregates, whose
  * states are filters).  Nothing outside agg/ includes it.
+ *
+ * "Shaped": the filter's shape is fixed before its first value, by a
+ * request (p, n), a template or the filters folded.  (The SQL type
+ * bloom_agg_state is something else: the self-sized aggregates' state,
+ * agg/self_sizing.h.)
  */
 #ifndef BLOOM_AGG_BLOOM_AGG_H
 #define BLOOM_AGG_BLOOM_AGG_H
@@ -11,17 +16,17 @@
 #include "agg/agg.h"
 
 /* Which aggregate a state belongs to, and so what every row must repeat. */
-typedef enum BloomAggKind
+typedef enum BloomShapedKind
 {
 	BLOOM_AGG_FIXED_CAPACITY,	/* bloom_agg(value, p, n): the request (p, n) */
 	BLOOM_AGG_LIKE_TEMPLATE,	/* bloom_agg_like: the template's shape */
 	BLOOM_AGG_SET_OPERATION,	/* bloom_union_agg, bloom_intersection_agg: the shape */
 	BLOOM_AGG_SHAPE				/* bloom_agg_shaped: the shape */
-} BloomAggKind;
+} BloomShapedKind;
 
-typedef struct BloomAggState
+typedef struct BloomShapedState
 {
-	BloomAggKind kind;
+	BloomShapedKind kind;
 
 	/*
 	 * In the aggregate memory context.  NULL only in a bloom_agg_like state
@@ -51,23 +56,23 @@ typedef struct BloomAggState
 	 * A bloom_agg or bloom_agg_like filter larger than the CPU cache: values
 	 * whose bits are prefetched but not set yet (core/core.h).  NULL for smaller
 	 * filters, which take bf_add directly, and in states not built from
-	 * rows.  Whatever reads state->filter calls bloom_agg_state_flush()
+	 * rows.  Whatever reads state->filter calls bloom_shaped_state_flush()
 	 * first.
 	 */
 	bf_adder   *adder;
-} BloomAggState;
+} BloomShapedState;
 
 /*
- * From agg/bloom_agg.c.  bloom_agg_state_flush: set the bits of the values
- * still pending in the state's adder.  bloom_agg_state_view: a view of the
+ * From agg/bloom_agg.c.  bloom_shaped_state_flush: set the bits of the values
+ * still pending in the state's adder.  bloom_shaped_state_view: a view of the
  * state's filter, flushed; false when it has none.
- * bloom_agg_state_start_adder: give the state an adder, in context, when
+ * bloom_shaped_state_start_adder: give the state an adder, in context, when
  * its filter is large.  bloom_template_precedes: whether template a
  * (NULL: a NULL template) comes before b in messages.
  */
-extern void bloom_agg_state_flush(BloomAggState *state);
-extern bool bloom_agg_state_view(BloomAggState *state, BloomView *view);
-extern void bloom_agg_state_start_adder(MemoryContext context, BloomAggState *state);
+extern void bloom_shaped_state_flush(BloomShapedState *state);
+extern bool bloom_shaped_state_view(BloomShapedState *state, BloomView *view);
+extern void bloom_shaped_state_start_adder(MemoryContext context, BloomShapedState *state);
 extern bool bloom_template_precedes(const BloomHeader *a, const BloomHeader *b);
 
 /*

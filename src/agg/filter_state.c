@@ -2,7 +2,7 @@
  * agg/filter_state.c: the 1.3 aggregates whose states are filters:
  * bloom_agg(bloom_hashed, false_positive_rate, capacity),
  * bloom_agg_shaped(bloom_hashed, shape) and the bloom_union_agg and
- * bloom_intersection_agg folds; their state is the BloomAggState of
+ * bloom_intersection_agg folds; their state is the BloomShapedState of
  * agg/bloom_agg.c, inside an expanded object when the filter is large.
  */
 #include "postgres.h"
@@ -22,7 +22,7 @@
  * in place.  A filter smaller than BF_ADDER_MIN_BYTES is the flat value
  * itself (the aggregate machinery keeps the copy it made of the first
  * one, and a group costs its filter); a larger one is an expanded object
- * (agg/agg.h) holding a BloomAggState, so that values wait in its adder
+ * (agg/agg.h) holding a BloomShapedState, so that values wait in its adder
  * and the filter is not copied when the first row makes it.
  *
  * Between processes (a parallel plan's workers, Citus's workers and
@@ -37,9 +37,9 @@
 static Size
 bloom_agg_filter_flat_size(BloomAggObject *object)
 {
-	BloomAggState *state = (BloomAggState *) object->state;
+	BloomShapedState *state = (BloomShapedState *) object->state;
 
-	bloom_agg_state_flush(state);
+	bloom_shaped_state_flush(state);
 	return VARSIZE(state->filter);
 }
 
@@ -47,11 +47,11 @@ bloom_agg_filter_flat_size(BloomAggObject *object)
 static void
 bloom_agg_filter_flatten(BloomAggObject *object, void *result, Size allocated_size)
 {
-	BloomAggState *state = (BloomAggState *) object->state;
+	BloomShapedState *state = (BloomShapedState *) object->state;
 	BloomFilter *flat = (BloomFilter *) result;
 
 	Assert(allocated_size == VARSIZE(state->filter));
-	bloom_agg_state_flush(state);
+	bloom_shaped_state_flush(state);
 	memcpy(flat, state->filter, BLOOM_BITS_OFFSET);
 	bloom_fill_bits(flat->bits, state->filter->bits, allocated_size - BLOOM_BITS_OFFSET);
 }
@@ -68,7 +68,7 @@ bloom_agg_object_view(Datum datum, BloomView *view)
 
 	if (object == NULL)
 		return false;
-	return bloom_agg_state_view((BloomAggState *) object->state, view);
+	return bloom_shaped_state_view((BloomShapedState *) object->state, view);
 }
 
 /*
@@ -79,7 +79,7 @@ typedef struct BloomAggTarget
 {
 	BloomFilter *filter;
 	BloomAggObject *object;
-	BloomAggState *state;		/* object's state, or NULL */
+	BloomShapedState *state;		/* object's state, or NULL */
 	bool		in_aggregate;
 } BloomAggTarget;
 
@@ -90,7 +90,7 @@ typedef struct BloomAggTarget
  * machinery copies into its own.
  */
 static void
-bloom_agg_target_new(FunctionCallInfo fcinfo, BloomAggKind kind, const BloomHeader *header,
+bloom_agg_target_new(FunctionCallInfo fcinfo, BloomShapedKind kind, const BloomHeader *header,
 					 const BloomView *from, BloomAggTarget *target)
 {
 	MemoryContext old_context;
@@ -113,7 +113,7 @@ bloom_agg_target_new(FunctionCallInfo fcinfo, BloomAggKind kind, const BloomHead
 	target->object = bloom_agg_object_new(bloom_agg_object_context(fcinfo, &target->in_aggregate),
 										  &bloom_agg_filter_kind);
 	old_context = MemoryContextSwitchTo(target->object->header.eoh_context);
-	target->state = (BloomAggState *) palloc0(sizeof(BloomAggState));
+	target->state = (BloomShapedState *) palloc0(sizeof(BloomShapedState));
 	target->state->kind = kind;
 	target->object->state = target->state;
 	if (from != NULL)
@@ -125,7 +125,7 @@ bloom_agg_target_new(FunctionCallInfo fcinfo, BloomAggKind kind, const BloomHead
 	}
 	MemoryContextSwitchTo(old_context);
 	target->state->filter = target->filter;
-	bloom_agg_state_start_adder(target->object->header.eoh_context, target->state);
+	bloom_shaped_state_start_adder(target->object->header.eoh_context, target->state);
 }
 
 /*
@@ -135,7 +135,7 @@ bloom_agg_target_new(FunctionCallInfo fcinfo, BloomAggKind kind, const BloomHead
  * written.
  */
 static bool
-bloom_agg_target_arg(FunctionCallInfo fcinfo, BloomAggKind kind, BloomAggTarget *target)
+bloom_agg_target_arg(FunctionCallInfo fcinfo, BloomShapedKind kind, BloomAggTarget *target)
 {
 	BloomAggObject *own;
 	struct varlena *flat;
@@ -147,7 +147,7 @@ bloom_agg_target_arg(FunctionCallInfo fcinfo, BloomAggKind kind, BloomAggTarget 
 	if (own != NULL)
 	{
 		target->object = own;
-		target->state = (BloomAggState *) own->state;
+		target->state = (BloomShapedState *) own->state;
 		target->filter = target->state->filter;
 		target->in_aggregate = true;
 		return true;
@@ -381,7 +381,7 @@ bloom_agg_filter_fold(FunctionCallInfo fcinfo, BloomSetOp op)
 								 state_first ? &state : &input, state_first ? &input : &state);
 	}
 	if (target.state != NULL)
-		bloom_agg_state_flush(target.state);
+		bloom_shaped_state_flush(target.state);
 	bloom_setop_fold(op, op == BLOOM_SETOP_UNION ? "bloom_union_agg" : "bloom_intersection_agg",
 					 target.filter, &input);
 	return bloom_agg_target_result(&target);
