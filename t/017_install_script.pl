@@ -4,7 +4,8 @@
 # member by member:
 #
 # (a) the same members (pg_describe_object of every object that depends on
-#     the extension with deptype 'e'), and as many as pg_dump lists;
+#     the extension with deptype 'e'), and as many as pg_dump lists (array
+#     types, members from PostgreSQL 17 on, go with their element types);
 # (b) the same definitions: pg_dump --binary-upgrade dumps each member as its
 #     own statements (every function's volatility, strictness, parallel
 #     safety, cost and support function, every type's I/O, analyze and
@@ -79,7 +80,11 @@ sub member_dump
 }
 my ($fresh_dump, $fresh_added) = member_dump('fresh');
 my ($updated_dump, $updated_added) = member_dump('updated');
-is($updated_added, scalar @listed, "pg_dump lists every member ($updated_added)");
+# from PostgreSQL 17 on, a member type's array type is a member too, which
+# pg_dump creates with its element type rather than adding it on its own
+my @dumped = grep { !/^type .*\[\]$/ } @listed;
+is($updated_added, scalar @dumped,
+	"pg_dump lists every member but array types ($updated_added of " . scalar(@listed) . ')');
 is($fresh_added, $updated_added, 'and as many for the fresh install');
 my $diff = diff_of($updated_dump, $fresh_dump);
 is($diff, '', 'the fresh install dumps as 1.0 updated, statement for statement')

@@ -142,15 +142,15 @@ size_t
 bf_sparse_encode(const uint8_t *bits, size_t nbytes, uint8_t *out)
 {
 	bf_sparse_gaps gaps;
-	size_t		length;
+	size_t		gaps_length;
 	uint8_t    *masks = out + 1;
 	uint8_t    *bytes = masks + bf_sparse_blocks(nbytes) * sizeof(uint64_t);
 
 	bf_sparse_gaps_begin(&gaps, nbytes, out);
 	bf_sparse_gaps_put(&gaps, bits, nbytes, 0);
-	length = bf_sparse_gaps_end(&gaps);
-	if (length != 0)
-		return length;
+	gaps_length = bf_sparse_gaps_end(&gaps);
+	if (gaps_length != 0)
+		return gaps_length;
 
 	out[0] = BF_SPARSE_MASKS;
 	for (size_t offset = 0; offset < nbytes; offset += BF_SPARSE_BLOCK)
