@@ -115,10 +115,11 @@ bloom_autoagg_raise_rate_error(double p, uint64 n, uint64 sketch_m)
 /*
  * Move from the exact phase to the sketch: the hashes go into M bits, which
  * start as a copy of the sketch base (of the same M), or empty when base is
- * NULL (and are then allocated when needed).  A rate that not even one value can meet within M bits (1e-19: the
- * double-hashing floor, core/probe.h) fails here as it does in the exact phase,
- * before M bits are allocated for nothing, rather than as "too many
- * distinct values" from the final function.
+ * NULL (and are then allocated when needed).  A rate that not even one
+ * value can meet within M bits (1e-19: the double-hashing floor,
+ * core/probe.h) fails here as it does in the exact phase, before M bits are
+ * allocated for nothing, rather than as "too many distinct values" from the
+ * final function.
  */
 void
 bloom_autoagg_to_sketch(BloomAutoState *state, MemoryContext aggcontext, const uint8 *base)

@@ -102,12 +102,13 @@ bloom_in(PG_FUNCTION_ARGS)
 	{
 		const uint8 *plain;
 		size_t		plain_len;
+		struct varlena *value = NULL;
 
 		status = bloom_decode_sparse_text(&bloom_layout, BLOOM_SPARSE_TEXT_PREFIX, text,
 										  &plain, &plain_len);
 		if (status == BF_OK)
-			status = bloom_layout_decode_binary(&bloom_layout, plain, plain_len,
-												(struct varlena **) &filter);
+			status = bloom_layout_decode_binary(&bloom_layout, plain, plain_len, &value);
+		filter = (BloomFilter *) value;
 	}
 	else
 		status = bloom_decode_text(text, len, &filter);

@@ -170,12 +170,13 @@ counting_bloom_in(PG_FUNCTION_ARGS)
 	{
 		const uint8 *plain;
 		size_t		plain_len;
+		struct varlena *value = NULL;
 
 		status = bloom_decode_sparse_text(&counting_layout, COUNTING_SPARSE_TEXT_PREFIX, text,
 										  &plain, &plain_len);
 		if (status == BF_OK)
-			status = bloom_layout_decode_binary(&counting_layout, plain, plain_len,
-												(struct varlena **) &filter);
+			status = bloom_layout_decode_binary(&counting_layout, plain, plain_len, &value);
+		filter = (CountingBloomFilter *) value;
 	}
 	else
 		status = counting_decode_text(text, strlen(text), &filter);
