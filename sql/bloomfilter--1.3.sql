@@ -1436,3 +1436,51 @@ COMMENT ON FUNCTION bloom_contains_join_selectivity(pg_catalog.internal, pg_cata
 	'join selectivity estimator for the @> and <@ operators of bloom, counting_bloom and scalable_bloom, from the statistics of the filter column';
 COMMENT ON FUNCTION bloom_typanalyze(pg_catalog.internal) IS
 	'ANALYZE of bloom, counting_bloom and scalable_bloom columns: the standard statistics, and the sampled filters'' estimated cardinalities, false-positive rates, fill and k';
+
+--
+-- The index over a column of filters: "which stored filters may contain
+-- x?" (src/index/index.h).  bloom_slices keeps the filters bit-sliced, so
+-- that a lookup reads only the k bit positions x probes across all of them.
+-- Its operator class indexes f @> bloom_value(x), which the planner makes
+-- of f @> x, x <@ f and bloom_contains(f, x) through bloom_contains_support.
+--
+
+CREATE FUNCTION bloom_contains_hashed(bloom, bloom_hashed) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'bloom_contains_hashed'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contains_hashed(bloom, bloom_hashed) IS
+	'f @> bloom_value(x): true exactly when f @> x is';
+
+CREATE OPERATOR @> (
+	LEFTARG = bloom,
+	RIGHTARG = bloom_hashed,
+	FUNCTION = bloom_contains_hashed
+);
+COMMENT ON OPERATOR @> (bloom, bloom_hashed) IS
+	'filter probably contains the value hashed by bloom_value: the operator bloom_slices indexes';
+
+CREATE FUNCTION bloom_slices_handler(pg_catalog.internal) RETURNS pg_catalog.index_am_handler
+	AS 'MODULE_PATHNAME', 'bloom_slices_handler'
+	LANGUAGE C;
+COMMENT ON FUNCTION bloom_slices_handler(pg_catalog.internal) IS
+	'handler of the index access method bloom_slices';
+
+CREATE ACCESS METHOD bloom_slices TYPE INDEX HANDLER bloom_slices_handler;
+COMMENT ON ACCESS METHOD bloom_slices IS
+	'index over a column of bloom filters, bit-sliced: which stored filters may contain a value';
+
+CREATE OPERATOR CLASS bloom_slices_ops
+	DEFAULT FOR TYPE bloom USING bloom_slices AS
+	OPERATOR 1 @> (bloom, bloom_hashed);
+COMMENT ON OPERATOR FAMILY bloom_slices_ops USING bloom_slices IS
+	'bloom_slices over bloom: f @> bloom_value(x)';
+COMMENT ON OPERATOR CLASS bloom_slices_ops USING bloom_slices IS
+	'default bloom_slices class of bloom: f @> x, x <@ f and bloom_contains(f, x) through the planner';
+
+CREATE FUNCTION bloom_index_check(index pg_catalog.regclass,
+								  heapallindexed pg_catalog.bool DEFAULT false)
+	RETURNS pg_catalog.void
+	AS 'MODULE_PATHNAME', 'bloom_index_check'
+	LANGUAGE C STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION bloom_index_check(pg_catalog.regclass, pg_catalog.bool) IS
+	'amcheck for bloom_slices: ERROR XX002 unless every page holds together and, with heapallindexed, every filter of the table is in the index with its bits';

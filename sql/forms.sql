@@ -263,7 +263,10 @@ CROSS JOIN LATERAL (VALUES
 	(60, 'bloom_agg_or_empty(filter[, p[, capacity]]): the filter as it is',
 		bloom_send(bloom_agg_or_empty(s.f, 0.01, 1000)) = bloom_send(r.p)
 		AND bloom_send(bloom_agg_or_empty(s.f, 0.01)) = bloom_send(r.p)
-		AND bloom_send(bloom_agg_or_empty(s.f)) = bloom_send(r.p))
+		AND bloom_send(bloom_agg_or_empty(s.f)) = bloom_send(r.p)),
+	(61, 'filter @> bloom_value(v) (bloom_slices''s operator)',
+		(SELECT count(*) FROM generate_series(-1000, 1000) AS v WHERE s.f @> bloom_value(v))
+		= (SELECT count(*) FROM generate_series(-1000, 1000) AS v WHERE bloom_contains(r.p, v)))
 ) AS c(ord, fn, same);
 
 -- none of the calls above wrote into its argument: every stored filter is
@@ -298,6 +301,7 @@ SELECT f::regprocedure FROM unnest(ARRAY[
 	'bloom_info(bloom)', 'bloom_eq(bloom, bloom)', 'bloom_ne(bloom, bloom)', 'bloom_hash(bloom)',
 	'bloom_hash_extended(bloom, int8)', 'bloom_empty_like(bloom)',
 	'bloom_agg_like(anyelement, bloom)', 'bloom_shape(bloom)', 'bloom_agg_shaped(bloom_hashed, text)',
+	'bloom_contains_hashed(bloom, bloom_hashed)',
 	'bloom_agg_filter_transfn(bloom, bloom_hashed, float8, int8)',
 	'bloom_agg_shaped_transfn(bloom, bloom_hashed, text)', 'bloom_union_agg_fold(bloom, bloom)',
 	'bloom_intersection_agg_fold(bloom, bloom)', 'bloom_agg_filter_finalfn(bloom)',

@@ -53,8 +53,10 @@
  */
 #if PG_VERSION_NUM >= 180000
 #define vacuum_delay_point_analyze() vacuum_delay_point(true)
+#define vacuum_delay_point_vacuum() vacuum_delay_point(false)
 #else
 #define vacuum_delay_point_analyze() vacuum_delay_point()
+#define vacuum_delay_point_vacuum() vacuum_delay_point()
 #endif
 
 /*
@@ -175,6 +177,37 @@ bloom_group_expr(Query *query, Node *expr)
 	}
 #endif
 	return expr;
+}
+
+/*
+ * 16 replaced pg_class_ownercheck() with object_ownercheck().
+ */
+#include "utils/acl.h"
+#if PG_VERSION_NUM >= 160000
+#include "catalog/pg_class.h"
+#define bloom_relation_owned(relation, role) object_ownercheck(RelationRelationId, relation, role)
+#else
+#define bloom_relation_owned(relation, role) pg_class_ownercheck(relation, role)
+#endif
+
+/*
+ * 19 keeps the IndexAmRoutine an access method's handler returns, which
+ * must therefore be static; older majors copy it and pfree the one
+ * returned, which must therefore be palloc'd.
+ */
+#include "access/amapi.h"
+
+static inline IndexAmRoutine *
+bloom_am_routine(IndexAmRoutine *static_routine)
+{
+#if PG_VERSION_NUM >= 190000
+	memset(static_routine, 0, sizeof(IndexAmRoutine));
+	static_routine->type = T_IndexAmRoutine;
+	return static_routine;
+#else
+	(void) static_routine;
+	return makeNode(IndexAmRoutine);
+#endif
 }
 
 #endif							/* BLOOM_COMPAT_H */

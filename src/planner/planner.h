@@ -18,6 +18,8 @@
 
 /* PostgreSQL's estimate for a boolean function it knows nothing about. */
 #define BLOOM_DEFAULT_SELECTIVITY (1.0 / 3.0)
+/* a column's filters' false-positive rate before ANALYZE says: the usual p */
+#define BLOOM_UNANALYZED_FPR 0.01
 
 /*
  * Which argument of funcid is the value: the one declared anyelement.  -1

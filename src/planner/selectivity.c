@@ -272,6 +272,41 @@ bloom_known_filter_selectivity(VariableStatData *vardata, Oid funcid, Node *valu
 }
 
 /*
+ * P(a stored filter of a column passes a value that does not come from the
+ * filter's row): "which stored filters may contain x?", the lookup
+ * bloom_slices indexes.  The value is taken to be a member of about one
+ * filter of the column (1 / rows) and to pass the others at the column's
+ * mean false-positive rate (planner/analyze.c), BLOOM_UNANALYZED_FPR before
+ * ANALYZE; NULL filters never pass.  -1 when filter_arg is not a column of
+ * one relation or the value reads that relation too.
+ */
+static double
+bloom_filter_column_selectivity(PlannerInfo *root, Node *filter_arg, Node *value_arg,
+								int varRelid)
+{
+	VariableStatData vardata;
+	double		numbers[BLOOM_STATISTIC_NUMBERS];
+	double		false_positive_rate = BLOOM_UNANALYZED_FPR;
+	double		member;
+	double		selectivity = -1.0;
+
+	examine_variable(root, filter_arg, varRelid, &vardata);
+	if (vardata.rel != NULL && vardata.rel->relid > 0 &&
+		!bms_is_member(vardata.rel->relid, pull_varnos(root, value_arg)))
+	{
+		if (bloom_filter_column_statistics(&vardata, numbers))
+			false_positive_rate = numbers[BLOOM_STATISTIC_MEAN_FPR];
+		CLAMP_PROBABILITY(false_positive_rate);
+		member = 1.0 / Max(vardata.rel->tuples, 1.0);
+		selectivity = (1.0 - bloom_null_fraction(&vardata)) *
+			(member + (1.0 - member) * false_positive_rate);
+		CLAMP_PROBABILITY(selectivity);
+	}
+	ReleaseVariableStats(vardata);
+	return selectivity;
+}
+
+/*
  * The selectivity of the restriction clause funcid(args), for the support
  * function and the operators' estimator alike.
  */
@@ -302,6 +337,9 @@ bloom_restriction_selectivity(PlannerInfo *root, Oid funcid, List *args,
 	else if (IsA(filter_arg, Param))
 		selectivity = bloom_initplan_selectivity(root, &vardata, funcid, value_arg,
 												 (Param *) filter_arg);
+	else
+		selectivity = bloom_filter_column_selectivity(root, (Node *) list_nth(args, 1 - value_argno),
+													  value_arg, varRelid);
 	if (selectivity < 0.0)
 		selectivity = (1.0 - bloom_null_fraction(&vardata)) * BLOOM_DEFAULT_SELECTIVITY;
 	ReleaseVariableStats(vardata);

@@ -13,6 +13,7 @@
 #include "postgres.h"
 
 #include "planner/planner.h"
+#include "index/index.h"
 
 #include "access/detoast.h"
 #include "nodes/supportnodes.h"
@@ -102,6 +103,8 @@ bloom_contains_support(PG_FUNCTION_ARGS)
 												selectivity_request->varRelid);
 		PG_RETURN_POINTER(selectivity_request);
 	}
+	if (IsA(request, SupportRequestIndexCondition))
+		PG_RETURN_POINTER(bloom_index_condition((SupportRequestIndexCondition *) request));
 	if (IsA(request, SupportRequestCost))
 	{
 		SupportRequestCost *cost_request = (SupportRequestCost *) request;

@@ -199,3 +199,23 @@ bloom_contained_by(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(bloom_test_arguments(fcinfo, 1, 0));
 }
+
+/*
+ * f @> bloom_value(x): the operator of bloom_slices_ops, which the planner
+ * makes of f @> x for the index (index/condition.c), and true exactly when
+ * f @> x is.
+ */
+PG_FUNCTION_INFO_V1(bloom_contains_hashed);
+Datum
+bloom_contains_hashed(PG_FUNCTION_ARGS)
+{
+	BloomView	view;
+	uint8		flags;
+	bf_hash		hash;
+
+	bloom_getarg(fcinfo, 0, &view);
+	flags = view.header.flags;
+	hash = bloom_hashed_hash((const BloomHashed *) PG_GETARG_POINTER(1), &flags, "@>");
+	PG_RETURN_BOOL(bf_contains(view.bits, view.header.m, view.header.k, view.header.hash_scheme,
+							   hash));
+}

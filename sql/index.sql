@@ -1,0 +1,137 @@
+-- bloom_slices: the index over a column of filters (src/index/index.h).
+-- Every query is run through the index and through a sequential scan, and
+-- the two must return the same rows: the index never loses one.
+
+CREATE TABLE ix (id int PRIMARY KEY, f bloom);
+
+-- a comparison of the index's rows with a sequential scan's, for a clause
+CREATE FUNCTION ix_same(clause text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	by_index int[];
+	by_scan int[];
+	plan text;
+BEGIN
+	SET LOCAL enable_seqscan = off;
+	SET LOCAL enable_indexscan = off;
+	SET LOCAL enable_bitmapscan = on;
+	EXECUTE 'EXPLAIN (COSTS OFF) SELECT id FROM ix WHERE ' || clause INTO plan;
+	IF plan NOT LIKE 'Bitmap Heap Scan%' THEN
+		RAISE EXCEPTION 'no bitmap scan for %: %', clause, plan;
+	END IF;
+	EXECUTE 'SELECT coalesce(array_agg(id ORDER BY id), ''{}'') FROM ix WHERE ' || clause INTO by_index;
+	SET LOCAL enable_seqscan = on;
+	SET LOCAL enable_bitmapscan = off;
+	EXECUTE 'SELECT coalesce(array_agg(id ORDER BY id), ''{}'') FROM ix WHERE ' || clause INTO by_scan;
+	RESET enable_seqscan;
+	RESET enable_indexscan;
+	RESET enable_bitmapscan;
+	IF by_index IS DISTINCT FROM by_scan THEN
+		RETURN format('DIFFERENT: index %s, scan %s', by_index, by_scan);
+	END IF;
+	RETURN format('same %s rows', cardinality(by_scan));
+END
+$$;
+
+-- rows of mixed shapes: 1% at capacity 100 and 1000, the blocked scheme,
+-- counting filters cast to bloom, an empty filter and NULL
+INSERT INTO ix
+SELECT g, CASE g % 5
+	WHEN 0 THEN (SELECT bloom_agg(v, 0.01, 100) FROM generate_series(g, g + 20) AS v)
+	WHEN 1 THEN (SELECT bloom_agg(v, 0.01, 1000) FROM generate_series(g, g + 50) AS v)
+	WHEN 2 THEN (SELECT bloom_agg_shaped(bloom_value(v), 'bloom:v1:h2:m1024:k5:')
+				 FROM generate_series(g, g + 30) AS v)
+	WHEN 3 THEN (SELECT counting_bloom_agg(v, 0.01, 100)::bloom FROM generate_series(g, g + 10) AS v)
+	ELSE CASE WHEN g % 7 = 0 THEN NULL ELSE bloom_empty(0.01, 100) END END
+FROM generate_series(1, 3000) AS g;
+CREATE INDEX ix_f ON ix USING bloom_slices (f);
+SELECT bloom_index_check('ix_f', true);
+ANALYZE ix;
+
+-- the three spellings, and two values ANDed
+SELECT ix_same('f @> 100');
+SELECT ix_same('100 <@ f');
+SELECT ix_same('bloom_contains(f, 100)');
+SELECT ix_same('f @> 100 AND f @> 110');
+SELECT ix_same('f @> bloom_value(2500)');
+SELECT ix_same('f @> 100::int8');
+SELECT count(*) AS null_value_rows FROM ix WHERE f @> NULL::int;
+SELECT count(*) AS differing FROM generate_series(-5, 3100, 7) AS v
+WHERE ix_same(format('f @> %s', v)) LIKE 'DIFFERENT%';
+
+-- the planner: the index for a rare value once there are groups to read,
+-- the scan on a table of a few rows
+CREATE TABLE ix_plan AS
+SELECT g AS id, (SELECT bloom_agg(v, 0.01, 100) FROM generate_series(g, g + 20) AS v) AS f
+FROM generate_series(1, 6000) AS g;
+CREATE INDEX ix_plan_f ON ix_plan USING bloom_slices (f);
+ANALYZE ix_plan;
+EXPLAIN (COSTS OFF) SELECT id FROM ix_plan WHERE f @> 100;
+EXPLAIN (COSTS OFF) SELECT id FROM ix_plan WHERE 100 <@ f AND bloom_contains(f, 101);
+SELECT array_agg(id ORDER BY id) FROM ix_plan WHERE 100 <@ f AND bloom_contains(f, 101);
+CREATE TABLE ix_small AS SELECT * FROM ix_plan WHERE id < 4;
+CREATE INDEX ON ix_small USING bloom_slices (f);
+ANALYZE ix_small;
+EXPLAIN (COSTS OFF) SELECT id FROM ix_small WHERE f @> 100;
+-- a join: which filters hold each of these values
+CREATE TABLE ix_values AS SELECT v FROM generate_series(1, 10) AS v;
+ANALYZE ix_values;
+EXPLAIN (COSTS OFF) SELECT v, id FROM ix_values JOIN ix_plan ON ix_plan.f @> ix_values.v;
+SELECT count(*) AS pairs,
+	count(*) = (SELECT count(*) FROM ix_values, ix_plan
+				WHERE bloom_contains(ix_plan.f, ix_values.v) OFFSET 0) AS same_as_scan
+FROM ix_values JOIN ix_plan ON ix_plan.f @> ix_values.v;
+
+-- values of other types; text and int of one value hash alike only where
+-- encoding/encoding.c says so: each is compared with the scan
+INSERT INTO ix SELECT 10000 + g, bloom_add_all(bloom_empty(0.01, 100),
+	ARRAY['alpha' || g, 'beta' || g]) FROM generate_series(1, 50) AS g;
+INSERT INTO ix SELECT 20000 + g, bloom_add(bloom_empty(0.01, 100),
+	('00000000-0000-0000-0000-' || lpad(g::text, 12, '0'))::uuid) FROM generate_series(1, 50) AS g;
+SELECT ix_same('f @> ''alpha7''::text');
+SELECT ix_same('f @> ''beta49''::varchar');
+SELECT ix_same('f @> ''00000000-0000-0000-0000-000000000042''::uuid');
+SELECT ix_same('f @> 7.0::numeric');
+
+-- inserts wait pending; G rows of one shape make a group (a flush)
+INSERT INTO ix SELECT 30000 + g, (SELECT bloom_agg(v, 0.01, 100) FROM generate_series(g, g + 5) AS v)
+FROM generate_series(1, 2100) AS g;
+SELECT bloom_index_check('ix_f', true);
+SELECT ix_same('f @> 1000');
+SELECT ix_same('f @> 1004');
+
+-- UPDATE of a filter, DELETE, VACUUM
+UPDATE ix SET f = bloom_add(f, 424242) WHERE id IN (5, 31000, 10007);
+SELECT ix_same('f @> 424242');
+DELETE FROM ix WHERE id % 3 = 0;
+SELECT ix_same('f @> 1000');
+VACUUM ix;
+SELECT bloom_index_check('ix_f', true);
+SELECT ix_same('f @> 1000');
+SELECT ix_same('f @> 424242');
+SELECT count(*) AS differing FROM generate_series(1, 3100, 13) AS v
+WHERE ix_same(format('f @> %s', v)) LIKE 'DIFFERENT%';
+REINDEX INDEX ix_f;
+SELECT bloom_index_check('ix_f', true);
+SELECT ix_same('f @> 1000');
+
+-- refused: bad requests and other indexes
+CREATE INDEX ON ix USING bloom_slices (f) WITH (fillfactor = 50);
+CREATE INDEX ON ix USING bloom_slices (id);
+CREATE INDEX ON ix USING bloom_slices (f, f);
+SELECT bloom_index_check('ix_pkey');
+SELECT bloom_index_check('ix');
+SELECT ix_same('f @> bloom_value(1)') AS hashed_form;
+
+-- an unlogged table's index, and a temporary one
+CREATE UNLOGGED TABLE ix_unlogged AS SELECT * FROM ix WHERE id < 100;
+CREATE INDEX ON ix_unlogged USING bloom_slices (f);
+SELECT count(*) FROM ix_unlogged WHERE f @> 50;
+CREATE TEMP TABLE ix_temp AS SELECT * FROM ix WHERE id < 100;
+CREATE INDEX ON ix_temp USING bloom_slices (f);
+SET enable_seqscan = off;
+SELECT count(*) FROM ix_temp WHERE f @> 50;
+RESET enable_seqscan;
+
+DROP TABLE ix, ix_plan, ix_small, ix_values, ix_unlogged, ix_temp;
+DROP FUNCTION ix_same(text);

@@ -1,0 +1,228 @@
+/*
+ * index/index.h: bloom_slices, the index access method over a column of
+ * filters, which answers "which stored filters may contain x?" by reading
+ * only the k bit positions x probes, across all the filters at once.
+ *
+ * Design (doc/index.md has the measurements behind it)
+ * ----------------------------------------------------
+ *
+ * The filters of one shape (m, k, hash scheme and the text reading flag) are
+ * kept bit-sliced, as BitFunnel (SIGIR 2017) keeps its signatures: G rows
+ * form a group, and for each bit position p of the shape a slice of G bits
+ * says which of the group's rows have bit p set.  A lookup of x computes its
+ * k positions in the group's shape, reads those k slices and ANDs them: the
+ * rows left are exactly the rows whose filter has all of x's bits, which is
+ * what f @> x tests, so the index is exact and nothing needs a recheck.  The
+ * slices take the filters' own bits, and a lookup reads k slices of G/8
+ * bytes per group instead of every filter.
+ *
+ * Slices can only be written a group at a time, so new rows first go to the
+ * pending area: a chain of ordinary pages with one tuple per row (or per
+ * 8,000-byte chunk of a larger filter) holding the filter's bits as they
+ * are.  A lookup tests each pending row's k bits directly.  When G rows of
+ * one shape are pending, the insert that makes them G moves them into a new
+ * group (the flush); VACUUM flushes too.  Build sorts the rows by shape into
+ * groups and leaves each shape's remainder pending.
+ *
+ * G is a power of two between 64 and 2,048, the largest whose group has at
+ * most 2^25 bits (4 MB): 2,048 rows of 1.2 kB filters (capacity 1,000 at
+ * 1%), 256 rows of 12 kB ones.  Filters of more than 2^19 bits (64 kB) stay
+ * pending: a group of them would be too large to build in memory, and so
+ * few of them fit a table that testing each is cheap enough.
+ *
+ * Pages (all with the special space BloomIndexOpaque, whose page_id and
+ * type a reader checks before anything else; a mismatch is ERROR XX002):
+ *
+ *     block 0      the metapage: the chains' heads, counts, and the number of
+ *                  rows pending per shape (BloomIndexMeta)
+ *     PENDING      pending tuples (BloomPendingTuple), linked by next
+ *     GROUP        a group's header (BloomGroupHeader): its shape, rows, and
+ *                  the block numbers of its TID pages and slice pages;
+ *                  groups are linked by next, newest first
+ *     TIDS         up to 1,024 heap TIDs of a group's rows, in row order;
+ *                  an invalid TID is a row VACUUM removed
+ *     SLICES       slices_per_page slices of G/8 bytes, position order
+ *
+ * Concurrency: inserts, flushes and VACUUM's changes of the pending chain
+ * hold the metapage's exclusive lock, which serializes them.  A scan reads
+ * the pending chain first and the group list after: a flush links its group
+ * into the list before it deletes the rows from the pending pages, so a row
+ * that a scan does not find pending is in a group it reads afterwards.  A
+ * row may be found twice, which a bitmap does not mind (the method has
+ * amgetbitmap only).  Pending pages never leave the chain.
+ *
+ * WAL: every change is a generic WAL record (access/generic_xlog.h), as in
+ * contrib/bloom, so replay, standbys and crash recovery need no code of
+ * ours.  A crash in the middle of a flush can leave a group's pages
+ * unlinked (space lost until REINDEX) or a group linked whose rows are still
+ * pending (each found twice): never a row missing.
+ *
+ * The layout is versioned by BLOOM_INDEX_VERSION in the metapage; an index
+ * of another version is refused with a hint to REINDEX.
+ */
+#ifndef BLOOM_INDEX_H
+#define BLOOM_INDEX_H
+
+#include "access/amapi.h"
+#include "access/generic_xlog.h"
+#include "access/itup.h"
+#include "nodes/execnodes.h"
+#include "nodes/tidbitmap.h"
+#include "storage/bufmgr.h"
+#include "utils/relcache.h"
+
+#include "core/format.h"
+
+#define BLOOM_INDEX_MAGIC 0x424C5349	/* "BLSI" */
+#define BLOOM_INDEX_VERSION 1
+#define BLOOM_INDEX_PAGE_ID 0xB15C
+
+#define BLOOM_INDEX_METAPAGE 0
+
+/* page types */
+#define BLOOM_PAGE_META 1
+#define BLOOM_PAGE_PENDING 2
+#define BLOOM_PAGE_GROUP 3
+#define BLOOM_PAGE_TIDS 4
+#define BLOOM_PAGE_SLICES 5
+
+typedef struct BloomIndexOpaque
+{
+	BlockNumber next;			/* PENDING: next in the chain; GROUP: next group */
+	uint16		type;			/* BLOOM_PAGE_* */
+	uint16		page_id;		/* BLOOM_INDEX_PAGE_ID */
+} BloomIndexOpaque;
+
+#define BloomIndexPageOpaque(page) ((BloomIndexOpaque *) PageGetSpecialPointer(page))
+
+/* Bytes a page offers its contents (all but the header and the special space). */
+#define BLOOM_INDEX_PAGE_BYTES \
+	(BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - MAXALIGN(sizeof(BloomIndexOpaque)))
+
+/* A shape as the index groups rows by: what decides a value's positions. */
+typedef struct BloomIndexShape
+{
+	uint64		m;
+	uint8		hash_scheme;
+	uint8		k;
+	uint8		read_utf8;		/* bloom_flags_read_utf8() of the filter */
+	uint8		reserved;
+	uint32		pending;		/* in the metapage: rows of this shape pending */
+} BloomIndexShape;
+
+/* The metapage keeps a pending count for this many shapes; others never flush. */
+#define BLOOM_INDEX_SHAPES 64
+
+typedef struct BloomIndexMeta
+{
+	uint32		magic;
+	uint32		version;
+	BlockNumber pending_head;	/* first page of the pending chain */
+	BlockNumber pending_tail;	/* last page of the pending chain */
+	BlockNumber pending_insert; /* where an insert starts looking for room */
+	BlockNumber group_head;		/* newest group, InvalidBlockNumber if none */
+	uint32		groups;
+	uint32		pending_pages;
+	uint64		pending_rows;
+	uint64		grouped_rows;	/* rows in groups, removed ones included */
+	uint32		shapes;			/* entries used in shape[] */
+	uint32		reserved;
+	BloomIndexShape shape[BLOOM_INDEX_SHAPES];
+} BloomIndexMeta;
+
+#define BloomIndexPageMeta(page) ((BloomIndexMeta *) PageGetContents(page))
+
+/* TIDs per TIDS page, and the largest group */
+#define BLOOM_INDEX_TIDS_PER_PAGE 1024
+#define BLOOM_INDEX_GROUP_MAX 2048
+#define BLOOM_INDEX_GROUP_MIN 64
+#define BLOOM_INDEX_GROUP_BITS ((uint64) 1 << 25)
+#define BLOOM_INDEX_SLICED_M_MAX ((uint64) 1 << 19)
+
+typedef struct BloomGroupHeader
+{
+	BloomIndexShape shape;		/* pending unused */
+	uint32		rows_max;		/* G */
+	uint32		rows;			/* rows written, <= G */
+	uint32		slice_bytes;	/* G / 8 */
+	uint32		slices_per_page;
+	uint32		tid_pages;
+	uint32		slice_pages;
+	BlockNumber tid_page[BLOOM_INDEX_GROUP_MAX / BLOOM_INDEX_TIDS_PER_PAGE];
+	BlockNumber slice_page[FLEXIBLE_ARRAY_MEMBER];
+} BloomGroupHeader;
+
+#define BloomIndexPageGroup(page) ((BloomGroupHeader *) PageGetContents(page))
+
+/*
+ * A pending tuple: one row's filter, or one chunk of it.  A row's chunks
+ * are consecutive in the chain, chunk 0 first.
+ */
+typedef struct BloomPendingTuple
+{
+	ItemPointerData tid;
+	uint16		chunk;
+	uint64		m;
+	uint32		offset;			/* of this chunk's first byte in the bit array */
+	uint32		length;			/* bytes of bits in this chunk */
+	uint8		hash_scheme;
+	uint8		k;
+	uint8		read_utf8;
+	uint8		last;			/* 1 in the row's last chunk */
+	uint8		bits[FLEXIBLE_ARRAY_MEMBER];
+} BloomPendingTuple;
+
+#define BLOOM_PENDING_HEADER MAXALIGN(offsetof(BloomPendingTuple, bits))
+#define BLOOM_PENDING_CHUNK 8000
+
+/* pages.c */
+extern void bloom_index_page_init(Page page, uint16 type);
+extern Buffer bloom_index_read(Relation index, BlockNumber block, int lockmode, uint16 type);
+extern void bloom_index_check_page(Relation index, Page page, BlockNumber block, uint16 type);
+extern Buffer bloom_index_new_buffer(Relation index);
+extern BloomIndexMeta *bloom_index_meta_checked(Relation index, Page page);
+extern void bloom_index_check_group(Relation index, BlockNumber block,
+									const BloomGroupHeader *group);
+extern uint32 bloom_index_group_rows(uint64 m);
+extern uint32 bloom_index_slices_per_page(uint32 rows_max);
+extern void bloom_index_shape_of(const BloomHeader *header, BloomIndexShape *shape);
+extern bool bloom_index_shapes_equal(const BloomIndexShape *a, const BloomIndexShape *b);
+
+/* store.c */
+extern void bloom_index_init_meta(Page page);
+extern BloomIndexShape *bloom_index_meta_shape(BloomIndexMeta *meta, const BloomIndexShape *shape,
+											   bool add);
+extern void bloom_index_add_pending(Relation index, Buffer meta_buffer, ItemPointer tid,
+									const BloomIndexShape *shape, const uint8 *bits, size_t nbytes);
+extern void bloom_index_flush(Relation index, Buffer meta_buffer);
+extern void bloom_index_write_group(Relation index, Buffer meta_buffer,
+									const BloomIndexShape *shape, uint32 rows,
+									ItemPointerData *tids, uint8 **row_bits);
+
+/* build.c */
+extern IndexBuildResult *bloom_index_build(Relation heap, Relation index, IndexInfo *index_info);
+extern void bloom_index_build_empty(Relation index);
+extern bool bloom_index_insert(Relation index, Datum *values, bool *isnull, ItemPointer heap_tid,
+							   Relation heap, IndexUniqueCheck check_unique,
+							   bool index_unchanged, IndexInfo *index_info);
+
+/* scan.c */
+extern IndexScanDesc bloom_index_begin_scan(Relation index, int nkeys, int norderbys);
+extern void bloom_index_rescan(IndexScanDesc scan, ScanKey keys, int nkeys,
+							   ScanKey orderbys, int norderbys);
+extern int64 bloom_index_get_bitmap(IndexScanDesc scan, TIDBitmap *tbm);
+extern void bloom_index_end_scan(IndexScanDesc scan);
+
+/* condition.c: for bloom_contains_support (planner/support.c) */
+struct SupportRequestIndexCondition;
+extern List *bloom_index_condition(struct SupportRequestIndexCondition *request);
+
+/* vacuum.c */
+extern IndexBulkDeleteResult *bloom_index_bulk_delete(IndexVacuumInfo *info,
+													  IndexBulkDeleteResult *stats,
+													  IndexBulkDeleteCallback callback,
+													  void *callback_state);
+extern IndexBulkDeleteResult *bloom_index_vacuum_cleanup(IndexVacuumInfo *info,
+														 IndexBulkDeleteResult *stats);
+
+#endif							/* BLOOM_INDEX_H */

@@ -1,0 +1,409 @@
+/*
+ * index/scan.c: a bloom_slices lookup.  Each scan key is a bloom_hashed
+ * value (f @> bloom_value(x), which the planner makes of f @> x, x <@ f and
+ * bloom_contains(f, x): planner/support.c); a row matches when its filter
+ * has every key's k bits.  The pending rows are tested one by one, then
+ * each group's k slices per key are ANDed (index.h).
+ */
+#include "postgres.h"
+
+#include "compat.h"
+#include "index/index.h"
+#include "types/types.h"
+
+#include "access/relscan.h"
+#include "miscadmin.h"
+#include "port/pg_bitutils.h"
+#include "utils/rel.h"
+
+/* A key's positions in one shape, computed once per shape met. */
+typedef struct BloomScanShape
+{
+	BloomIndexShape shape;
+	uint64	   *positions;		/* nkeys * k */
+	bool	   *unknown;		/* per key: read otherwise than the filter reads */
+} BloomScanShape;
+
+#define BLOOM_SCAN_SHAPES 8
+
+typedef struct BloomScanState
+{
+	int			nkeys;
+	const BloomHashed **keys;
+	BloomScanShape shapes[BLOOM_SCAN_SHAPES];
+	int			nshapes;
+	int			next_evict;
+	BlockNumber walk_limit;
+} BloomScanState;
+
+IndexScanDesc
+bloom_index_begin_scan(Relation index, int nkeys, int norderbys)
+{
+	IndexScanDesc scan = RelationGetIndexScan(index, nkeys, norderbys);
+
+	scan->opaque = palloc0(sizeof(BloomScanState));
+	return scan;
+}
+
+void
+bloom_index_rescan(IndexScanDesc scan, ScanKey keys, int nkeys, ScanKey orderbys, int norderbys)
+{
+	if (keys && scan->numberOfKeys > 0)
+		memmove(scan->keyData, keys, scan->numberOfKeys * sizeof(ScanKeyData));
+}
+
+void
+bloom_index_end_scan(IndexScanDesc scan)
+{
+	pfree(scan->opaque);
+	scan->opaque = NULL;
+}
+
+/* The positions of every key in shape, from the scan's small cache. */
+static BloomScanShape *
+bloom_scan_shape(BloomScanState *state, const BloomIndexShape *shape)
+{
+	BloomScanShape *entry;
+
+	for (int i = 0; i < state->nshapes; i++)
+		if (bloom_index_shapes_equal(&state->shapes[i].shape, shape))
+			return &state->shapes[i];
+	if (state->nshapes < BLOOM_SCAN_SHAPES)
+		entry = &state->shapes[state->nshapes++];
+	else
+	{
+		entry = &state->shapes[state->next_evict];
+		state->next_evict = (state->next_evict + 1) % BLOOM_SCAN_SHAPES;
+		pfree(entry->positions);
+		pfree(entry->unknown);
+	}
+	entry->shape = *shape;
+	entry->positions = palloc(sizeof(uint64) * state->nkeys * Max(shape->k, 1));
+	entry->unknown = palloc(sizeof(bool) * state->nkeys);
+	for (int i = 0; i < state->nkeys; i++)
+	{
+		const BloomHashed *key = state->keys[i];
+		bf_hash		hash = {key->h1, key->h2};
+
+		/*
+		 * A value read otherwise than the filters read text has no positions
+		 * here: its rows are candidates, rechecked by the original clause.
+		 */
+		entry->unknown[i] = (key->utf8_reading != shape->read_utf8);
+		if (!entry->unknown[i] && shape->k > 0 && shape->m > 0)
+			bf_probe_positions(hash, shape->m, shape->k, shape->hash_scheme,
+							   entry->positions + (size_t) i * shape->k);
+	}
+	return entry;
+}
+
+/* Count a page of a walk, refusing a chain longer than the index (a loop). */
+static void
+bloom_scan_step(IndexScanDesc scan, BloomScanState *state, BlockNumber *steps)
+{
+	if (++*steps > state->walk_limit)
+	{
+		state->walk_limit = RelationGetNumberOfBlocks(scan->indexRelation);
+		if (*steps > state->walk_limit)
+			ereport(ERROR,
+					errcode(ERRCODE_INDEX_CORRUPTED),
+					errmsg("index \"%s\" has a loop in its page chains",
+						   RelationGetRelationName(scan->indexRelation)),
+					errhint("Please REINDEX it."));
+	}
+}
+
+/* Row tracking across the chunks of a pending row. */
+typedef struct BloomPendingRow
+{
+	ItemPointerData tid;
+	bool		active;
+	bool		match;
+	bool		complete;
+	uint16		next_chunk;
+} BloomPendingRow;
+
+static int64
+bloom_pending_row_end(BloomPendingRow *row, TIDBitmap *tbm)
+{
+	int64		found = 0;
+
+	if (row->active && row->match)
+	{
+		/* a row seen in part (being written or moved) is checked by the heap */
+		tbm_add_tuples(tbm, &row->tid, 1, !row->complete);
+		found = 1;
+	}
+	row->active = false;
+	return found;
+}
+
+static int64
+bloom_scan_pending(IndexScanDesc scan, BloomScanState *state, BlockNumber block, TIDBitmap *tbm)
+{
+	BloomPendingRow row = {0};
+	BlockNumber steps = 0;
+	int64		found = 0;
+
+	while (block != InvalidBlockNumber)
+	{
+		Buffer		buffer;
+		Page		page;
+		OffsetNumber max;
+
+		CHECK_FOR_INTERRUPTS();
+		bloom_scan_step(scan, state, &steps);
+		buffer = bloom_index_read(scan->indexRelation, block, BUFFER_LOCK_SHARE,
+								  BLOOM_PAGE_PENDING);
+		page = BufferGetPage(buffer);
+		max = PageGetMaxOffsetNumber(page);
+		for (OffsetNumber off = FirstOffsetNumber; off <= max; off++)
+		{
+			ItemId		item = PageGetItemId(page, off);
+			BloomPendingTuple *tuple;
+			BloomIndexShape shape;
+			BloomScanShape *positions;
+			uint64		first_bit;
+			uint64		end_bit;
+
+			if (!ItemIdIsNormal(item))
+				continue;
+			tuple = (BloomPendingTuple *) PageGetItem(page, item);
+			if (ItemIdGetLength(item) < BLOOM_PENDING_HEADER + tuple->length ||
+				tuple->m == 0 || tuple->k == 0 ||
+				(uint64) tuple->offset + tuple->length > bloom_payload_bytes(tuple->m))
+				ereport(ERROR,
+						errcode(ERRCODE_INDEX_CORRUPTED),
+						errmsg("index \"%s\" has a corrupted pending tuple at block %u, item %u",
+							   RelationGetRelationName(scan->indexRelation), block, off),
+						errhint("Please REINDEX it."));
+			if (!row.active || !ItemPointerEquals(&row.tid, &tuple->tid) ||
+				tuple->chunk != row.next_chunk)
+			{
+				/* an active row here never showed its last chunk */
+				row.complete = false;
+				found += bloom_pending_row_end(&row, tbm);
+				row.tid = tuple->tid;
+				row.active = true;
+				row.match = true;
+				row.complete = (tuple->chunk == 0);
+			}
+			row.next_chunk = tuple->chunk + 1;
+			if (!row.match)
+			{
+				row.active = !tuple->last;
+				continue;
+			}
+
+			memset(&shape, 0, sizeof(shape));
+			shape.m = tuple->m;
+			shape.hash_scheme = tuple->hash_scheme;
+			shape.k = tuple->k;
+			shape.read_utf8 = tuple->read_utf8;
+			positions = bloom_scan_shape(state, &shape);
+			first_bit = (uint64) tuple->offset * 8;
+			end_bit = first_bit + (uint64) tuple->length * 8;
+			for (int i = 0; i < state->nkeys && row.match; i++)
+			{
+				const uint64 *p = positions->positions + (size_t) i * shape.k;
+
+				if (positions->unknown[i])
+				{
+					row.complete = false;
+					continue;
+				}
+				for (int j = 0; j < shape.k; j++)
+					if (p[j] >= first_bit && p[j] < end_bit &&
+						!(tuple->bits[(p[j] - first_bit) / 8] & (1 << (p[j] % 8))))
+					{
+						row.match = false;
+						break;
+					}
+			}
+			if (tuple->last)
+				found += bloom_pending_row_end(&row, tbm);
+		}
+		block = BloomIndexPageOpaque(page)->next;
+		UnlockReleaseBuffer(buffer);
+	}
+	/* a row whose last chunk was not seen */
+	if (row.active)
+	{
+		row.complete = false;
+		found += bloom_pending_row_end(&row, tbm);
+	}
+	return found;
+}
+
+/* AND one slice into the group's candidates. */
+static void
+bloom_scan_and_slice(Relation index, const BloomGroupHeader *group, uint64 position,
+					 uint64 *candidates)
+{
+	uint32		page_index = (uint32) (position / group->slices_per_page);
+	uint32		within = (uint32) (position % group->slices_per_page);
+	Buffer		buffer;
+	const uint8 *slice;
+
+	buffer = bloom_index_read(index, group->slice_page[page_index], BUFFER_LOCK_SHARE,
+							  BLOOM_PAGE_SLICES);
+	slice = (const uint8 *) PageGetContents(BufferGetPage(buffer)) +
+		(size_t) within * group->slice_bytes;
+	for (uint32 w = 0; w < group->slice_bytes / 8; w++)
+	{
+		uint64		word;
+
+		memcpy(&word, slice + (size_t) w * 8, 8);
+		candidates[w] &= word;
+	}
+	UnlockReleaseBuffer(buffer);
+}
+
+static int64
+bloom_scan_group(IndexScanDesc scan, BloomScanState *state, const BloomGroupHeader *group,
+				 TIDBitmap *tbm)
+{
+	Relation	index = scan->indexRelation;
+	uint32		words = group->rows_max / 64;
+	uint64	   *candidates = palloc(words * sizeof(uint64));
+	BloomScanShape *positions = bloom_scan_shape(state, &group->shape);
+	bool		recheck = false;
+	int64		found = 0;
+	Buffer		tid_buffer = InvalidBuffer;
+	uint32		tid_page = UINT32_MAX;
+
+	/* the rows written; the slices are zero past them, but say so anyway */
+	for (uint32 w = 0; w < words; w++)
+	{
+		uint32		first = w * 64;
+
+		candidates[w] = group->rows >= first + 64 ? ~UINT64CONST(0) :
+			group->rows > first ? (UINT64CONST(1) << (group->rows - first)) - 1 : 0;
+	}
+	for (int i = 0; i < state->nkeys; i++)
+	{
+		const uint64 *p = positions->positions + (size_t) i * group->shape.k;
+
+		if (positions->unknown[i])
+		{
+			recheck = true;
+			continue;
+		}
+		for (int j = 0; j < group->shape.k; j++)
+		{
+			bool		any = false;
+
+			bloom_scan_and_slice(index, group, p[j], candidates);
+			for (uint32 w = 0; w < words && !any; w++)
+				any = candidates[w] != 0;
+			if (!any)
+			{
+				pfree(candidates);
+				return 0;
+			}
+		}
+	}
+
+	for (uint32 w = 0; w < words; w++)
+	{
+		uint64		word = candidates[w];
+
+		while (word != 0)
+		{
+			uint32		r = w * 64 + pg_rightmost_one_pos64(word);
+			const ItemPointerData *tids;
+
+			word &= word - 1;
+			if (r / BLOOM_INDEX_TIDS_PER_PAGE != tid_page)
+			{
+				if (BufferIsValid(tid_buffer))
+					UnlockReleaseBuffer(tid_buffer);
+				tid_page = r / BLOOM_INDEX_TIDS_PER_PAGE;
+				tid_buffer = bloom_index_read(index, group->tid_page[tid_page], BUFFER_LOCK_SHARE,
+											  BLOOM_PAGE_TIDS);
+			}
+			tids = (const ItemPointerData *) PageGetContents(BufferGetPage(tid_buffer));
+			if (ItemPointerIsValid(&tids[r % BLOOM_INDEX_TIDS_PER_PAGE]))
+			{
+				ItemPointerData tid = tids[r % BLOOM_INDEX_TIDS_PER_PAGE];
+
+				tbm_add_tuples(tbm, &tid, 1, recheck);
+				found++;
+			}
+		}
+	}
+	if (BufferIsValid(tid_buffer))
+		UnlockReleaseBuffer(tid_buffer);
+	pfree(candidates);
+	return found;
+}
+
+int64
+bloom_index_get_bitmap(IndexScanDesc scan, TIDBitmap *tbm)
+{
+	Relation	index = scan->indexRelation;
+	BloomScanState *state = (BloomScanState *) scan->opaque;
+	BlockNumber pending_head;
+	BlockNumber block;
+	BlockNumber steps = 0;
+	Buffer		buffer;
+	int64		found;
+
+	state->nkeys = scan->numberOfKeys;
+	state->keys = palloc(sizeof(BloomHashed *) * Max(state->nkeys, 1));
+	for (int i = 0; i < state->nkeys; i++)
+	{
+		ScanKey		key = &scan->keyData[i];
+		const BloomHashed *hashed;
+
+		/* f @> NULL is NULL: no row */
+		if (key->sk_flags & SK_ISNULL)
+			return 0;
+		hashed = (const BloomHashed *) DatumGetPointer(key->sk_argument);
+		if (hashed->version != BLOOM_HASHED_VERSION)
+			ereport(ERROR,
+					errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					errmsg("bloom_hashed value of version %u; this bloomfilter reads version %u",
+						   hashed->version, BLOOM_HASHED_VERSION));
+		state->keys[i] = hashed;
+	}
+	for (int i = 0; i < state->nshapes; i++)
+	{
+		pfree(state->shapes[i].positions);
+		pfree(state->shapes[i].unknown);
+	}
+	state->nshapes = 0;
+	state->next_evict = 0;
+	state->walk_limit = RelationGetNumberOfBlocks(index);
+
+	/* the pending chain first, then the groups (index.h, concurrency) */
+	buffer = bloom_index_read(index, BLOOM_INDEX_METAPAGE, BUFFER_LOCK_SHARE, BLOOM_PAGE_META);
+	pending_head = bloom_index_meta_checked(index, BufferGetPage(buffer))->pending_head;
+	UnlockReleaseBuffer(buffer);
+	found = bloom_scan_pending(scan, state, pending_head, tbm);
+
+	buffer = bloom_index_read(index, BLOOM_INDEX_METAPAGE, BUFFER_LOCK_SHARE, BLOOM_PAGE_META);
+	block = BloomIndexPageMeta(BufferGetPage(buffer))->group_head;
+	UnlockReleaseBuffer(buffer);
+	while (block != InvalidBlockNumber)
+	{
+		BloomGroupHeader *group;
+		Page		page;
+		Size		size;
+
+		CHECK_FOR_INTERRUPTS();
+		bloom_scan_step(scan, state, &steps);
+		buffer = bloom_index_read(index, block, BUFFER_LOCK_SHARE, BLOOM_PAGE_GROUP);
+		page = BufferGetPage(buffer);
+		group = BloomIndexPageGroup(page);
+		bloom_index_check_group(index, block, group);
+		size = offsetof(BloomGroupHeader, slice_page) + group->slice_pages * sizeof(BlockNumber);
+		group = memcpy(palloc(size), group, size);
+		block = BloomIndexPageOpaque(page)->next;
+		UnlockReleaseBuffer(buffer);
+		found += bloom_scan_group(scan, state, group, tbm);
+		pfree(group);
+	}
+	pfree(state->keys);
+	return found;
+}
