@@ -8,12 +8,13 @@
 # times UPDATEs of a stored filter by one value and by batches (batch.sh),
 # point lookups (lookup.sh), the scale curve (scale.sh), postgres_fdw
 # prefilters, written by hand and added by bloomfilter.auto_prefilter
-# (fdw.sh), and last the counting and scalable filters against bloom, in a
-# database of their own (sets.sh).  Everything printed is also written to
+# (fdw.sh), the counting and scalable filters against bloom, in a database
+# of their own (sets.sh), and last the index bloom_slices against the
+# sequential scan (index.sh).  Everything printed is also written to
 # bench/results/latest.txt.
 #
 # Environment: BENCH_PARTS, the parts to run, of "cases callgrind batch
-# lookup scale fdw sets" (default: all; "make bench BENCH_PARTS=sets" runs
+# lookup scale fdw sets index" (default: all; "make bench BENCH_PARTS=sets" runs
 # the counting and scalable part alone, in about a minute); BENCH_ROUNDS
 # (timed rounds per query, default 7); BLOOM_INST, the install tree
 # (scripts/run.sh sets it), for the callgrind counts and fdw.sh;
@@ -38,7 +39,7 @@ trap 'rm -f "$out"' EXIT
 	echo "machine:  $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 } | tee "$out"
 
-parts=" ${BENCH_PARTS:-cases callgrind batch lookup scale fdw sets} "
+parts=" ${BENCH_PARTS:-cases callgrind batch lookup scale fdw sets index} "
 part() { case $parts in *" $1 "*) return 0 ;; esac; return 1; }
 
 if part cases; then
@@ -102,6 +103,11 @@ if part sets; then
 	"$here/sets.sh" 2>&1 | tee -a "$out" || sets_status=$?
 fi
 
+index_status=0
+if part index; then
+	"$here/index.sh" 2>&1 | tee -a "$out" || index_status=$?
+fi
+
 mv "$out" "$here/results/latest.txt"
 trap - EXIT
 echo "written to $here/results/latest.txt"
@@ -109,4 +115,5 @@ echo "written to $here/results/latest.txt"
 if part cases; then
 	[ "$("${psql[@]}" -Atc 'SELECT count(*) FROM bench_error')" = 0 ]
 fi
-exit "$sets_status"
+[ "$sets_status" = 0 ] || exit "$sets_status"
+exit "$index_status"

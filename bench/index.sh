@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# bench/index.sh: bloom_slices, the index over a column of filters, against
+# the sequential scan it replaces, on the server in PGHOST/PGPORT (bench.sh
+# runs it as its part "index"; it can also run alone).
+#
+# For each size in BENCH_INDEX_ROWS (default "100000 1000000"): that many
+# filters at capacity 1,000 and p = 0.01 (m = 9,586, 1.2 kB), of 200 to
+# 1,000 values each, built with bloom_agg (timed: the build of the index is
+# compared with it), every hundredth holding the value -1 as well.  Then the
+# index is built, and
+#
+#   - its size against the filters' bytes (sum of pg_column_size);
+#   - a lookup of a value in one filter, and of -1 (1% of the rows), each
+#     timed through the index and through a sequential scan, interleaved,
+#     BENCH_INDEX_RUNS (default 7) times: the medians and their ratio;
+#   - single-row inserts into the indexed table (pgbench, one client,
+#     BENCH_INDEX_SECONDS, default 10): rows a second, pending rows and
+#     flushes into groups included.
+#
+# Then the same lookups over 10,000 filters of 12 kB (capacity 10,000).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+sizes=${BENCH_INDEX_ROWS:-100000 1000000}
+runs=${BENCH_INDEX_RUNS:-7}
+seconds=${BENCH_INDEX_SECONDS:-10}
+bindir=$("${PG_CONFIG:-pg_config}" --bindir)
+psql=("$bindir/psql" -X -q -v ON_ERROR_STOP=1 -P pager=off)
+work=$(mktemp -d /tmp/bloomfilter-index.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+"${psql[@]}" <<'EOF'
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS bloomfilter;
+-- the median of runs timings (ms) of query, through the index and through
+-- a sequential scan, interleaved, and which of the two the planner chooses
+CREATE OR REPLACE FUNCTION bench_index_pair(query text, runs int,
+	OUT index_ms float8, OUT scan_ms float8, OUT index_rows bigint, OUT scan_rows bigint,
+	OUT planner_chose text)
+LANGUAGE plpgsql AS $$
+DECLARE
+	t timestamptz;
+	by_index float8[] := '{}';
+	by_scan float8[] := '{}';
+	plan text := '';
+	line text;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
+		plan := plan || line || ' ';
+	END LOOP;
+	planner_chose := CASE WHEN plan LIKE '%Bitmap Index Scan%' THEN 'index' ELSE 'scan' END;
+	FOR r IN 1 .. runs LOOP
+		PERFORM set_config('enable_bitmapscan', 'on', true);
+		PERFORM set_config('enable_seqscan', 'off', true);
+		t := clock_timestamp();
+		EXECUTE query INTO index_rows;
+		by_index := by_index || extract(epoch FROM clock_timestamp() - t) * 1000;
+		PERFORM set_config('enable_bitmapscan', 'off', true);
+		PERFORM set_config('enable_seqscan', 'on', true);
+		t := clock_timestamp();
+		EXECUTE query INTO scan_rows;
+		by_scan := by_scan || extract(epoch FROM clock_timestamp() - t) * 1000;
+	END LOOP;
+	PERFORM set_config('enable_bitmapscan', 'on', true);
+	IF index_rows <> scan_rows THEN
+		RAISE EXCEPTION 'index and scan differ for %: % and % rows', query, index_rows, scan_rows;
+	END IF;
+	SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) INTO index_ms FROM unnest(by_index) AS x;
+	SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) INTO scan_ms FROM unnest(by_scan) AS x;
+END
+$$;
+EOF
+
+ms() { date +%s%3N; }
+
+lookups() {
+	local table=$1 label=$2
+	"${psql[@]}" -v table="$table" -v label="$label" -v runs="$runs" <<'EOF'
+SELECT format('%s index %s ms, scan %s ms, ratio 1/%s (%s rows; the planner chooses the %s)',
+	rpad(:'label' || ', one filter:', 40), round(index_ms::numeric, 2), round(scan_ms::numeric, 2),
+	round((scan_ms / index_ms)::numeric), index_rows, planner_chose)
+FROM bench_index_pair(format('SELECT count(*) FROM %I WHERE f @> 424242::int8', :'table'), :runs) \gset p_
+\echo :p_format
+SELECT format('%s index %s ms, scan %s ms, ratio 1/%s (%s rows; the planner chooses the %s)',
+	rpad(:'label' || ', 1%% of rows:', 40), round(index_ms::numeric, 2), round(scan_ms::numeric, 2),
+	round((scan_ms / index_ms)::numeric, 1), index_rows, planner_chose)
+FROM bench_index_pair(format('SELECT count(*) FROM %I WHERE f @> -1::int8', :'table'), :runs) \gset p_
+\echo :p_format
+EOF
+}
+
+for n in $sizes; do
+	echo
+	echo "bloom_slices over $n filters (capacity 1,000, p = 0.01, 200 to 1,000 values each):"
+	"${psql[@]}" -v n="$n" <<'EOF'
+DROP TABLE IF EXISTS bench_seen;
+CREATE TABLE bench_seen (id int, f bloom);
+EOF
+	t=$(ms)
+	"${psql[@]}" -v n="$n" <<'EOF'
+INSERT INTO bench_seen
+SELECT g, (SELECT bloom_agg(v, 0.01, 1000)
+		   FROM (SELECT g::int8 * 100000 + i AS v FROM generate_series(1, 200 + (g::int8 * 7919) % 801) AS i
+				 UNION ALL SELECT -1 WHERE g % 100 = 0) AS s)
+FROM generate_series(1, :n) AS g;
+EOF
+	filters_ms=$(($(ms) - t))
+	"${psql[@]}" -c "VACUUM ANALYZE bench_seen"
+	t=$(ms)
+	"${psql[@]}" -c "CREATE INDEX bench_seen_f ON bench_seen USING bloom_slices (f)"
+	index_ms=$(($(ms) - t))
+	"${psql[@]}" -At -v filters_ms="$filters_ms" -v index_ms="$index_ms" <<'EOF'
+SELECT format('  filters built by bloom_agg in %s ms; the index in %s ms (%s of it)',
+	:filters_ms, :index_ms, round(:index_ms::numeric / :filters_ms, 2));
+SELECT format('  index %s bytes, filters %s bytes: %s times',
+	pg_relation_size('bench_seen_f'), sum(pg_column_size(f)),
+	round(pg_relation_size('bench_seen_f')::numeric / sum(pg_column_size(f)), 3))
+FROM bench_seen;
+EOF
+	lookups bench_seen "  $n filters"
+
+	# single-row inserts: filters copied from the table, one per statement
+	"${psql[@]}" -c "CREATE TABLE bench_seen_source AS SELECT id, f FROM bench_seen WHERE id <= 20000; ALTER TABLE bench_seen_source ADD PRIMARY KEY (id)"
+	printf '\\set id random(1, 20000)\nINSERT INTO bench_seen SELECT -id, f FROM bench_seen_source WHERE id = :id;\n' \
+		>"$work/insert.sql"
+	tps=$("$bindir/pgbench" -n -M prepared -c 1 -T "$seconds" -f "$work/insert.sql" 2>/dev/null |
+		awk '/^tps/ { printf "%.0f", $3 }')
+	echo "  single-row inserts into the indexed table: $tps rows a second (pgbench, 1 client, ${seconds} s)"
+	"${psql[@]}" -c "SELECT bloom_index_check('bench_seen_f')"
+	"${psql[@]}" -c "DROP TABLE bench_seen, bench_seen_source"
+done
+
+echo
+echo "bloom_slices over 10,000 filters of 12 kB (capacity 10,000, p = 0.01, 2,000 to 10,000 values):"
+"${psql[@]}" <<'EOF'
+DROP TABLE IF EXISTS bench_large;
+CREATE TABLE bench_large (id int, f bloom);
+INSERT INTO bench_large
+SELECT g, (SELECT bloom_agg(v, 0.01, 10000)
+		   FROM (SELECT g::int8 * 100000 + i AS v FROM generate_series(1, 2000 + (g::int8 * 7919) % 8001) AS i
+				 UNION ALL SELECT -1 WHERE g % 100 = 0) AS s)
+FROM generate_series(1, 10000) AS g;
+VACUUM ANALYZE bench_large;
+EOF
+t=$(ms)
+"${psql[@]}" -c "CREATE INDEX bench_large_f ON bench_large USING bloom_slices (f)"
+index_ms=$(($(ms) - t))
+"${psql[@]}" -At -v index_ms="$index_ms" <<'EOF'
+SELECT format('  index built in %s ms; %s bytes, filters %s bytes: %s times', :index_ms,
+	pg_relation_size('bench_large_f'), sum(pg_column_size(f)),
+	round(pg_relation_size('bench_large_f')::numeric / sum(pg_column_size(f)), 3))
+FROM bench_large;
+EOF
+lookups bench_large "  10,000 filters of 12 kB"
+"${psql[@]}" -c "DROP TABLE bench_large"
