@@ -149,6 +149,16 @@ bf_and_into(uint8_t *dst, const uint8_t *src, size_t nbytes)
  * without writing it.
  */
 extern void bf_fold(const uint8_t *src, uint64_t src_m, uint8_t *dst, uint64_t dst_m);
+
+/*
+ * Bit-slice rows (core/slices.c): OR bit p of rows[j] into bit column + j of
+ * slice p, for every p < m, where slice p is the slice_bytes bytes at
+ * slices + p * slice_bytes (bits little-endian, as a filter's).  Each row
+ * holds bloom_payload_bytes(m) bytes; slice_bytes is a multiple of 8 with
+ * column + nrows <= 8 * slice_bytes.
+ */
+extern void bf_slice_rows(const uint8_t *const *rows, uint32_t nrows, uint32_t column,
+						  uint64_t m, uint8_t *slices, uint32_t slice_bytes);
 extern uint64_t bf_fold_popcount(const uint8_t *src, uint64_t src_m, uint64_t dst_m);
 
 /*

@@ -36,7 +36,7 @@ bloom_index_add_row(Relation index, ItemPointer tid, const BloomView *view)
 	bloom_index_add_pending(index, meta_buffer, tid, &shape, view->bits, view->nbytes);
 	meta = BloomIndexPageMeta(BufferGetPage(meta_buffer));
 	entry = bloom_index_meta_shape(meta, &shape, false);
-	if (rows_max > 0 && entry != NULL && entry->pending >= rows_max)
+	if (rows_max > 0 && entry != NULL && entry->pending >= BLOOM_INDEX_FLUSH_ROWS)
 		bloom_index_flush(index, meta_buffer);
 	UnlockReleaseBuffer(meta_buffer);
 }
@@ -69,6 +69,7 @@ typedef struct BloomBuildShape
 	BloomIndexShape shape;
 	uint32		rows_max;
 	uint32		rows;
+	uint32		grouped;		/* rows written into groups */
 	ItemPointerData *tids;
 	uint8	  **row_bits;
 } BloomBuildShape;
@@ -90,12 +91,13 @@ bloom_index_build_group(BloomBuildState *build, BloomBuildShape *shape)
 {
 	Buffer		meta_buffer = bloom_index_lock_meta(build->index);
 
-	bloom_index_write_group(build->index, meta_buffer, &shape->shape, shape->rows,
-							shape->tids, shape->row_bits);
+	bloom_index_write_group(build->index, meta_buffer, &shape->shape, shape->rows_max,
+							shape->rows, shape->tids, shape->row_bits);
 	UnlockReleaseBuffer(meta_buffer);
 	for (uint32 r = 0; r < shape->rows; r++)
 		pfree(shape->row_bits[r]);
 	build->held -= (Size) shape->rows * bloom_payload_bytes(shape->shape.m);
+	shape->grouped += shape->rows;
 	shape->rows = 0;
 }
 
@@ -129,6 +131,7 @@ bloom_index_build_callback(Relation index, ItemPointer tid, Datum *values, bool 
 			held->shape = shape;
 			held->rows_max = rows_max;
 			held->rows = 0;
+			held->grouped = 0;
 			held->tids = MemoryContextAlloc(build->shapes_context,
 											rows_max * sizeof(ItemPointerData));
 			held->row_bits = MemoryContextAlloc(build->shapes_context,
@@ -212,27 +215,38 @@ bloom_index_build(Relation heap, Relation index, IndexInfo *index_info)
 	table_index_build_scan(heap, index, index_info, true, true,
 						   bloom_index_build_callback, &build, NULL);
 
-	/* each shape's remainder waits pending for more rows */
+	/*
+	 * Each shape's remainder: full groups, each the largest G that it fills,
+	 * and the last rows, too few for one, pending.
+	 */
 	for (uint32 i = 0; i < build.shapes; i++)
 	{
 		BloomBuildShape *held = &build.shape[i];
+		uint32		done = 0;
 
-		for (uint32 r = 0; r < held->rows; r++)
+		while (done < held->rows)
 		{
-			BloomView	view;
+			Buffer		meta_buffer = bloom_index_lock_meta(index);
+			uint32		rows_max = held->rows_max;
+			uint32		rows;
 
-			view.header.m = held->shape.m;
-			view.header.k = held->shape.k;
-			view.header.hash_scheme = held->shape.hash_scheme;
-			view.bits = held->row_bits[r];
-			view.nbytes = bloom_payload_bytes(held->shape.m);
+			while (rows_max > BLOOM_INDEX_GROUP_MIN && rows_max > held->rows - done)
+				rows_max /= 2;
+			rows = Min(rows_max, held->rows - done);
+
+			if (rows >= Min(BLOOM_INDEX_FLUSH_ROWS, held->rows_max))
 			{
-				Buffer		meta_buffer = bloom_index_lock_meta(index);
-
-				bloom_index_add_pending(index, meta_buffer, &held->tids[r], &held->shape,
-										view.bits, view.nbytes);
-				UnlockReleaseBuffer(meta_buffer);
+				bloom_index_write_group(index, meta_buffer, &held->shape, rows_max, rows,
+										held->tids + done, held->row_bits + done);
+				held->grouped += rows;
+				done += rows;
 			}
+			else
+				for (; done < held->rows; done++)
+					bloom_index_add_pending(index, meta_buffer, &held->tids[done], &held->shape,
+											held->row_bits[done],
+											bloom_payload_bytes(held->shape.m));
+			UnlockReleaseBuffer(meta_buffer);
 		}
 	}
 	MemoryContextDelete(build.row_context);

@@ -16,20 +16,26 @@
  * slices take the filters' own bits, and a lookup reads k slices of G/8
  * bytes per group instead of every filter.
  *
- * Slices can only be written a group at a time, so new rows first go to the
- * pending area: a chain of ordinary pages with one tuple per row (or per
- * 8,000-byte chunk of a larger filter) holding the filter's bits as they
- * are.  A lookup tests each pending row's k bits directly.  When G rows of
- * one shape are pending, the insert that makes them G moves them into a new
- * group (the flush); VACUUM flushes too.  Build sorts the rows by shape into
- * groups and leaves each shape's remainder pending.
+ * New rows first go to the pending area: a chain of ordinary pages with
+ * one tuple per row (or per 8,000-byte chunk of a larger filter) holding
+ * the filter's bits as they are.  A lookup tests each pending row's k bits
+ * directly.  When BLOOM_INDEX_FLUSH_ROWS rows of one shape are pending, the
+ * insert that makes them so moves them into the shape's open group (the
+ * flush), starting a new group when there is none or it is full: each
+ * slice page of the group takes the rows' bits in one write, so a flush
+ * costs a page write per slice page for 256 rows.  VACUUM flushes too.
+ * The build writes full groups and leaves the rest to the flush.
  *
- * G is a power of two between 64 and 2,048, the largest whose group has at
- * most 2^25 bits (4 MB): 2,048 rows of 1.2 kB filters (capacity 1,000 at
- * 1%), 256 rows of 12 kB ones.  Filters of more than 2^19 bits (64 kB) stay
- * pending: a group of them would be too large to build in memory, and so
- * few of them fit a table that testing each is cheap enough.
- *
+ * G is a power of two from 64 to 8,192: the larger G, the fewer pages a
+ * lookup reads (k per group), and the more an open group leaves unused.  A
+ * shape's first group has 256 rows, and each new one a quarter of the rows
+ * the shape has in groups, up to the largest G whose slice pages a group
+ * header can list (BLOOM_INDEX_SLICE_PAGES_MAX): 8,192 rows of 1.2 kB
+ * filters (capacity 1,000 at 1%), 1,024 of 12 kB ones.  So the space left
+ * unused in open groups is at most about a quarter of the index.  Filters
+ * of more than 2^19 bits (64 kB) stay pending: so few of them fit a table
+ * that testing each is cheap enough.
+
  * Pages (all with the special space BloomIndexOpaque, whose page_id and
  * type a reader checks before anything else; a mismatch is ERROR XX002):
  *
@@ -49,7 +55,10 @@
  * into the list before it deletes the rows from the pending pages, so a row
  * that a scan does not find pending is in a group it reads afterwards.  A
  * row may be found twice, which a bitmap does not mind (the method has
- * amgetbitmap only).  Pending pages never leave the chain.
+ * amgetbitmap only).  A flush into an open group writes the slices and
+ * TIDs of the new rows first and the group's row count last; a scan reads
+ * the count first and ignores the rows past it, which it found pending.
+ * Pending pages never leave the chain.
  *
  * WAL: every change is a generic WAL record (access/generic_xlog.h), as in
  * contrib/bloom, so replay, standbys and crash recovery need no code of
@@ -107,7 +116,10 @@ typedef struct BloomIndexShape
 	uint8		k;
 	uint8		read_utf8;		/* bloom_flags_read_utf8() of the filter */
 	uint8		reserved;
-	uint32		pending;		/* in the metapage: rows of this shape pending */
+	/* in the metapage only: */
+	uint32		pending;		/* rows of this shape pending */
+	uint32		grouped;		/* rows of this shape written into groups */
+	BlockNumber open_group;		/* its group with room, or InvalidBlockNumber */
 } BloomIndexShape;
 
 /* The metapage keeps a pending count for this many shapes; others never flush. */
@@ -132,12 +144,14 @@ typedef struct BloomIndexMeta
 
 #define BloomIndexPageMeta(page) ((BloomIndexMeta *) PageGetContents(page))
 
-/* TIDs per TIDS page, and the largest group */
+/* TIDs per TIDS page; the sizes of a group (index.h's head) */
 #define BLOOM_INDEX_TIDS_PER_PAGE 1024
-#define BLOOM_INDEX_GROUP_MAX 2048
+#define BLOOM_INDEX_GROUP_MAX 8192
+#define BLOOM_INDEX_GROUP_FIRST 256
 #define BLOOM_INDEX_GROUP_MIN 64
-#define BLOOM_INDEX_GROUP_BITS ((uint64) 1 << 25)
+#define BLOOM_INDEX_SLICE_PAGES_MAX 2000
 #define BLOOM_INDEX_SLICED_M_MAX ((uint64) 1 << 19)
+#define BLOOM_INDEX_FLUSH_ROWS 256
 
 typedef struct BloomGroupHeader
 {
@@ -184,6 +198,7 @@ extern BloomIndexMeta *bloom_index_meta_checked(Relation index, Page page);
 extern void bloom_index_check_group(Relation index, BlockNumber block,
 									const BloomGroupHeader *group);
 extern uint32 bloom_index_group_rows(uint64 m);
+extern uint32 bloom_index_new_group_rows(uint64 m, uint32 grouped);
 extern uint32 bloom_index_slices_per_page(uint32 rows_max);
 extern void bloom_index_shape_of(const BloomHeader *header, BloomIndexShape *shape);
 extern bool bloom_index_shapes_equal(const BloomIndexShape *a, const BloomIndexShape *b);
@@ -195,9 +210,9 @@ extern BloomIndexShape *bloom_index_meta_shape(BloomIndexMeta *meta, const Bloom
 extern void bloom_index_add_pending(Relation index, Buffer meta_buffer, ItemPointer tid,
 									const BloomIndexShape *shape, const uint8 *bits, size_t nbytes);
 extern void bloom_index_flush(Relation index, Buffer meta_buffer);
-extern void bloom_index_write_group(Relation index, Buffer meta_buffer,
-									const BloomIndexShape *shape, uint32 rows,
-									ItemPointerData *tids, uint8 **row_bits);
+extern BlockNumber bloom_index_write_group(Relation index, Buffer meta_buffer,
+											const BloomIndexShape *shape, uint32 rows_max,
+											uint32 rows, ItemPointerData *tids, uint8 **row_bits);
 
 /* build.c */
 extern IndexBuildResult *bloom_index_build(Relation heap, Relation index, IndexInfo *index_info);

@@ -119,21 +119,34 @@ bloom_index_new_buffer(Relation index)
 }
 
 /*
- * G for a shape of m bits: the largest power of two of at most
- * BLOOM_INDEX_GROUP_MAX rows whose group holds at most
- * BLOOM_INDEX_GROUP_BITS bits, and not under BLOOM_INDEX_GROUP_MIN; 0 when
- * filters of m bits stay pending (index.h).
+ * The largest G for a shape of m bits: a power of two from
+ * BLOOM_INDEX_GROUP_MIN to BLOOM_INDEX_GROUP_MAX whose slice pages a group
+ * header can list; 0 when filters of m bits stay pending (index.h).
  */
 uint32
 bloom_index_group_rows(uint64 m)
 {
 	uint32		rows = BLOOM_INDEX_GROUP_MAX;
 
-	if (m > BLOOM_INDEX_SLICED_M_MAX)
+	if (m == 0 || m > BLOOM_INDEX_SLICED_M_MAX)
 		return 0;
-	while (rows > BLOOM_INDEX_GROUP_MIN && (uint64) rows * m > BLOOM_INDEX_GROUP_BITS)
+	while (rows > BLOOM_INDEX_GROUP_MIN &&
+		   (m + bloom_index_slices_per_page(rows) - 1) / bloom_index_slices_per_page(rows) >
+		   BLOOM_INDEX_SLICE_PAGES_MAX)
 		rows /= 2;
 	return rows;
+}
+
+/* G of a shape's next group, when grouped of its rows are in groups already. */
+uint32
+bloom_index_new_group_rows(uint64 m, uint32 grouped)
+{
+	uint32		largest = bloom_index_group_rows(m);
+	uint32		rows = BLOOM_INDEX_GROUP_FIRST;
+
+	while (rows * 2 <= grouped / 4 && rows * 2 <= largest)
+		rows *= 2;
+	return Min(rows, largest);
 }
 
 uint32
@@ -150,6 +163,7 @@ bloom_index_shape_of(const BloomHeader *header, BloomIndexShape *shape)
 	shape->hash_scheme = header->hash_scheme;
 	shape->k = header->k;
 	shape->read_utf8 = bloom_flags_read_utf8(header->flags) ? 1 : 0;
+	shape->open_group = InvalidBlockNumber;
 }
 
 bool
@@ -163,9 +177,10 @@ bloom_index_shapes_equal(const BloomIndexShape *a, const BloomIndexShape *b)
 void
 bloom_index_check_group(Relation index, BlockNumber block, const BloomGroupHeader *group)
 {
-	uint32		rows_max = bloom_index_group_rows(group->shape.m);
+	uint32		rows_max = group->rows_max;
 
-	if (rows_max == 0 || group->rows_max != rows_max || group->rows > rows_max ||
+	if (rows_max < BLOOM_INDEX_GROUP_MIN || rows_max > bloom_index_group_rows(group->shape.m) ||
+		(rows_max & (rows_max - 1)) != 0 || group->rows > rows_max ||
 		group->slice_bytes != rows_max / 8 || group->shape.k == 0 ||
 		group->slices_per_page != bloom_index_slices_per_page(rows_max) ||
 		group->slice_pages != (group->shape.m + group->slices_per_page - 1) / group->slices_per_page ||

@@ -44,6 +44,8 @@ bloom_index_meta_shape(BloomIndexMeta *meta, const BloomIndexShape *shape, bool 
 		return NULL;
 	meta->shape[meta->shapes] = *shape;
 	meta->shape[meta->shapes].pending = 0;
+	meta->shape[meta->shapes].grouped = 0;
+	meta->shape[meta->shapes].open_group = InvalidBlockNumber;
 	return &meta->shape[meta->shapes++];
 }
 
@@ -157,47 +159,38 @@ bloom_index_write_new_page(Relation index, uint16 type,
 	return block;
 }
 
+/* The slices of a page: positions [first, end) of the group's slices in memory. */
 typedef struct BloomSliceFill
 {
-	uint32		rows;
-	uint8	  **row_bits;
+	const uint8 *slices;		/* bf_slice_rows's output, m slices */
 	uint32		slice_bytes;
-	uint64		first;			/* first position of the page */
-	uint64		end;			/* past its last */
+	uint64		first;
+	uint64		end;
 } BloomSliceFill;
 
-/* Transpose: bit p of row r becomes bit r of slice p. */
+/* OR the page's share of the slices in memory into it (zero on a new page). */
 static void
 bloom_index_fill_slices(Page page, void *arg)
 {
 	BloomSliceFill *fill = (BloomSliceFill *) arg;
-	uint8	   *slices = (uint8 *) PageGetContents(page);
-	uint64		first_byte = fill->first / 8;
-	uint64		end_byte = (fill->end + 7) / 8;
+	uint8	   *contents = (uint8 *) PageGetContents(page);
+	size_t		nbytes = (fill->end - fill->first) * fill->slice_bytes;
 
-	memset(slices, 0, (fill->end - fill->first) * fill->slice_bytes);
-	for (uint32 r = 0; r < fill->rows; r++)
-	{
-		const uint8 *bits = fill->row_bits[r];
-		uint8		mask = (uint8) (1 << (r % 8));
-		uint32		column = r / 8;
+	bf_or_into(contents, fill->slices + fill->first * fill->slice_bytes, nbytes);
+	((PageHeader) page)->pd_lower = (contents + nbytes) - (uint8 *) page;
+}
 
-		for (uint64 b = first_byte; b < end_byte; b++)
-		{
-			uint32		v = bits[b];
+/*
+ * The slices of rows rows in memory, as the group's columns column and on
+ * (the rest zero), a 64-by-64 tile of bits at a time (core/slices.c).
+ */
+static uint8 *
+bloom_index_slice_rows(uint64 m, uint32 slice_bytes, uint32 column, uint32 rows, uint8 **row_bits)
+{
+	uint8	   *slices = palloc_extended(m * slice_bytes, MCXT_ALLOC_ZERO | MCXT_ALLOC_HUGE);
 
-			while (v != 0)
-			{
-				uint64		p = b * 8 + pg_rightmost_one_pos32(v);
-
-				v &= v - 1;
-				if (p >= fill->first && p < fill->end)
-					slices[(p - fill->first) * fill->slice_bytes + column] |= mask;
-			}
-		}
-	}
-	((PageHeader) page)->pd_lower = (slices + (fill->end - fill->first) * fill->slice_bytes) -
-		(uint8 *) page;
+	bf_slice_rows((const uint8 *const *) row_bits, rows, column, m, slices, slice_bytes);
+	return slices;
 }
 
 typedef struct BloomTidFill
@@ -231,28 +224,32 @@ bloom_index_fill_group(Page page, void *arg)
 }
 
 /*
- * Write rows rows of one shape (rows <= G) as a new group and link it in
- * front of the group list; the caller holds the metapage's exclusive lock.
- * The group's pages are written before its link, so no scan sees half.
+ * Write rows rows of one shape as a new group of rows_max rows and link it
+ * in front of the group list; the caller holds the metapage's exclusive
+ * lock.  The group's pages are written before its link, so no scan sees
+ * half.  A group with room becomes its shape's open group.
  */
-void
+BlockNumber
 bloom_index_write_group(Relation index, Buffer meta_buffer, const BloomIndexShape *shape,
-						uint32 rows, ItemPointerData *tids, uint8 **row_bits)
+						uint32 rows_max, uint32 rows, ItemPointerData *tids, uint8 **row_bits)
 {
-	uint32		rows_max = bloom_index_group_rows(shape->m);
 	uint32		per_page = bloom_index_slices_per_page(rows_max);
 	uint32		slice_pages = (uint32) ((shape->m + per_page - 1) / per_page);
 	BloomGroupHeader *header = palloc0(offsetof(BloomGroupHeader, slice_page) +
 									   slice_pages * sizeof(BlockNumber));
-	BloomSliceFill slices = {rows, row_bits, rows_max / 8, 0, 0};
+	BloomSliceFill slices = {bloom_index_slice_rows(shape->m, rows_max / 8, 0, rows, row_bits),
+	rows_max / 8, 0, 0};
 	GenericXLogState *state;
 	BloomIndexMeta *meta;
+	BloomIndexShape *entry;
 	Page		page;
 	BlockNumber block;
 
-	Assert(rows_max > 0 && rows <= rows_max);
+	Assert(rows_max > 0 && rows <= rows_max && rows_max <= bloom_index_group_rows(shape->m));
 	header->shape = *shape;
 	header->shape.pending = 0;
+	header->shape.grouped = 0;
+	header->shape.open_group = InvalidBlockNumber;
 	header->rows_max = rows_max;
 	header->rows = rows;
 	header->slice_bytes = rows_max / 8;
@@ -291,10 +288,100 @@ bloom_index_write_group(Relation index, Buffer meta_buffer, const BloomIndexShap
 		meta->group_head = block;
 		meta->groups++;
 		meta->grouped_rows += rows;
+		entry = bloom_index_meta_shape(meta, shape, true);
+		if (entry != NULL)
+		{
+			entry->grouped += rows;
+			entry->open_group = rows < rows_max ? block : InvalidBlockNumber;
+		}
 		GenericXLogFinish(state);
 		UnlockReleaseBuffer(group_buffer);
 	}
 	pfree(header);
+	pfree((void *) slices.slices);
+	return block;
+}
+
+/*
+ * Add rows rows to the open group at block, whose first free row is
+ * first_row: their bits into every slice page (four pages a WAL record),
+ * their TIDs, and the group's row count last (index.h, concurrency).  The
+ * caller holds the metapage's exclusive lock.
+ */
+static void
+bloom_index_group_add(Relation index, BlockNumber block, const BloomGroupHeader *header,
+					  uint32 rows, ItemPointerData *tids, uint8 **row_bits)
+{
+	BloomSliceFill slices = {bloom_index_slice_rows(header->shape.m, header->slice_bytes,
+													header->rows, rows, row_bits),
+	header->slice_bytes, 0, 0};
+	Buffer		buffers[MAX_GENERIC_XLOG_PAGES];
+	int			nbuffers = 0;
+	GenericXLogState *state = NULL;
+	uint32		first = header->rows;
+
+	for (uint32 i = 0; i <= header->slice_pages; i++)
+	{
+		if (nbuffers == MAX_GENERIC_XLOG_PAGES || (i == header->slice_pages && nbuffers > 0))
+		{
+			GenericXLogFinish(state);
+			for (int b = 0; b < nbuffers; b++)
+				UnlockReleaseBuffer(buffers[b]);
+			nbuffers = 0;
+		}
+		if (i == header->slice_pages)
+			break;
+		CHECK_FOR_INTERRUPTS();
+		if (nbuffers == 0)
+			state = GenericXLogStart(index);
+		buffers[nbuffers] = bloom_index_read(index, header->slice_page[i], BUFFER_LOCK_EXCLUSIVE,
+											 BLOOM_PAGE_SLICES);
+		slices.first = (uint64) i * header->slices_per_page;
+		slices.end = Min(header->shape.m, slices.first + header->slices_per_page);
+		bloom_index_fill_slices(GenericXLogRegisterBuffer(state, buffers[nbuffers], 0), &slices);
+		nbuffers++;
+	}
+
+	for (uint32 t = first / BLOOM_INDEX_TIDS_PER_PAGE;
+		 t <= (first + rows - 1) / BLOOM_INDEX_TIDS_PER_PAGE; t++)
+	{
+		Buffer		buffer = bloom_index_read(index, header->tid_page[t], BUFFER_LOCK_EXCLUSIVE,
+											  BLOOM_PAGE_TIDS);
+		ItemPointerData *page_tids;
+
+		state = GenericXLogStart(index);
+		page_tids = (ItemPointerData *) PageGetContents(GenericXLogRegisterBuffer(state, buffer, 0));
+		for (uint32 r = Max(first, t * BLOOM_INDEX_TIDS_PER_PAGE);
+			 r < Min(first + rows, (t + 1) * BLOOM_INDEX_TIDS_PER_PAGE); r++)
+			page_tids[r % BLOOM_INDEX_TIDS_PER_PAGE] = tids[r - first];
+		GenericXLogFinish(state);
+		UnlockReleaseBuffer(buffer);
+	}
+
+	{
+		Buffer		buffer = bloom_index_read(index, block, BUFFER_LOCK_EXCLUSIVE, BLOOM_PAGE_GROUP);
+
+		state = GenericXLogStart(index);
+		BloomIndexPageGroup(GenericXLogRegisterBuffer(state, buffer, 0))->rows += rows;
+		GenericXLogFinish(state);
+		UnlockReleaseBuffer(buffer);
+	}
+	pfree((void *) slices.slices);
+}
+
+/* A copy of the header of the group at block, checked. */
+static BloomGroupHeader *
+bloom_index_group_header(Relation index, BlockNumber block)
+{
+	Buffer		buffer = bloom_index_read(index, block, BUFFER_LOCK_SHARE, BLOOM_PAGE_GROUP);
+	BloomGroupHeader *header = BloomIndexPageGroup(BufferGetPage(buffer));
+	Size		size;
+
+	bloom_index_check_group(index, block, header);
+	size = offsetof(BloomGroupHeader, slice_page) + header->slice_pages * sizeof(BlockNumber);
+	header = memcpy(palloc(size), header, size);
+	UnlockReleaseBuffer(buffer);
+	return header;
 }
 
 /* Where a pending tuple of a row being flushed lives, to delete it after. */
@@ -316,20 +403,21 @@ bloom_pending_item_cmp(const void *a, const void *b)
 }
 
 /*
- * Move the first G complete pending rows of the metapage's shape entry into
- * a group, then delete their tuples from the pending pages.  False if fewer
- * than G complete rows were found (the count was high: a crash can leave
- * that), in which case the count is corrected and nothing moves.
+ * Move the first complete pending rows of the metapage's shape entry into
+ * its open group, or a new one, as many as it has room for, then delete
+ * their tuples from the pending pages.  False if fewer than
+ * BLOOM_INDEX_FLUSH_ROWS complete rows (or the room) were found (the count
+ * was high: a crash can leave that), in which case the count is corrected
+ * and nothing moves.
  */
 static bool
 bloom_index_flush_shape(Relation index, Buffer meta_buffer, uint32 entry)
 {
 	BloomIndexMeta *meta = BloomIndexPageMeta(BufferGetPage(meta_buffer));
 	BloomIndexShape shape = meta->shape[entry];
-	uint32		rows_max = bloom_index_group_rows(shape.m);
+	BloomGroupHeader *open = NULL;
+	uint32		rows_max;
 	size_t		payload = bloom_payload_bytes(shape.m);
-	ItemPointerData *tids = palloc(rows_max * sizeof(ItemPointerData));
-	uint8	  **row_bits = palloc(rows_max * sizeof(uint8 *));
 	BloomPendingItem *items = NULL;
 	uint32		nitems = 0;
 	uint32		items_max = 0;
@@ -337,6 +425,19 @@ bloom_index_flush_shape(Relation index, Buffer meta_buffer, uint32 entry)
 	uint32		row_items = 0;	/* items of the row being read */
 	bool		in_row = false;
 	BlockNumber block = meta->pending_head;
+	ItemPointerData *tids;
+	uint8	  **row_bits;
+
+	/* the room: what the open group has left, or a new group's G */
+	if (shape.open_group != InvalidBlockNumber)
+	{
+		open = bloom_index_group_header(index, shape.open_group);
+		if (!bloom_index_shapes_equal(&open->shape, &shape) || open->rows >= open->rows_max)
+			open = NULL;
+	}
+	rows_max = open ? open->rows_max - open->rows : bloom_index_new_group_rows(shape.m, shape.grouped);
+	tids = palloc(rows_max * sizeof(ItemPointerData));
+	row_bits = palloc(rows_max * sizeof(uint8 *));
 
 	while (block != InvalidBlockNumber && rows < rows_max)
 	{
@@ -393,7 +494,7 @@ bloom_index_flush_shape(Relation index, Buffer meta_buffer, uint32 entry)
 	if (in_row)
 		nitems -= row_items;
 
-	if (rows < rows_max)
+	if (rows == 0 || rows < Min(rows_max, BLOOM_INDEX_FLUSH_ROWS))
 	{
 		GenericXLogState *state = GenericXLogStart(index);
 
@@ -403,7 +504,10 @@ bloom_index_flush_shape(Relation index, Buffer meta_buffer, uint32 entry)
 		return false;
 	}
 
-	bloom_index_write_group(index, meta_buffer, &shape, rows, tids, row_bits);
+	if (open)
+		bloom_index_group_add(index, shape.open_group, open, rows, tids, row_bits);
+	else
+		bloom_index_write_group(index, meta_buffer, &shape, rows_max, rows, tids, row_bits);
 
 	/* now that the group is linked, the rows leave the pending pages */
 	qsort(items, nitems, sizeof(BloomPendingItem), bloom_pending_item_cmp);
@@ -430,6 +534,13 @@ bloom_index_flush_shape(Relation index, Buffer meta_buffer, uint32 entry)
 		meta = BloomIndexPageMeta(GenericXLogRegisterBuffer(state, meta_buffer, 0));
 		meta->shape[entry].pending -= Min(meta->shape[entry].pending, rows);
 		meta->pending_rows -= Min(meta->pending_rows, rows);
+		if (open)
+		{
+			meta->shape[entry].grouped += rows;
+			meta->grouped_rows += rows;
+			if (open->rows + rows >= open->rows_max)
+				meta->shape[entry].open_group = InvalidBlockNumber;
+		}
 		/* the room freed is taken again from the chain's start */
 		meta->pending_insert = meta->pending_head;
 		GenericXLogFinish(state);
@@ -444,8 +555,8 @@ bloom_index_flush_shape(Relation index, Buffer meta_buffer, uint32 entry)
 }
 
 /*
- * Move every G rows of one shape pending into a group; the caller holds the
- * metapage's exclusive lock.
+ * Move the pending rows of every shape with BLOOM_INDEX_FLUSH_ROWS of them
+ * into groups; the caller holds the metapage's exclusive lock.
  */
 void
 bloom_index_flush(Relation index, Buffer meta_buffer)
@@ -459,7 +570,7 @@ bloom_index_flush(Relation index, Buffer meta_buffer)
 	{
 		uint32		rows_max = bloom_index_group_rows(meta->shape[i].m);
 
-		while (rows_max > 0 && meta->shape[i].pending >= rows_max)
+		while (rows_max > 0 && meta->shape[i].pending >= BLOOM_INDEX_FLUSH_ROWS)
 		{
 			if (!bloom_index_flush_shape(index, meta_buffer, i))
 				break;

@@ -315,3 +315,58 @@ UNIT_TEST(sparse_form)
 	CHECK(or_ok);
 	CHECK(refused_ok);
 }
+
+/* Bit-slicing against the definition, at every column offset and odd sizes. */
+UNIT_TEST(slice_rows)
+{
+	static const uint64_t ms[] = {1, 63, 64, 65, 959, 1024};
+	static const uint32_t columns[] = {0, 1, 63, 64, 100, 190};
+	static const uint32_t counts[] = {1, 7, 64, 65, 130};
+
+	for (size_t a = 0; a < sizeof(ms) / sizeof(ms[0]); a++)
+		for (size_t b = 0; b < sizeof(columns) / sizeof(columns[0]); b++)
+			for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++)
+			{
+				uint64_t	m = ms[a];
+				uint32_t	column = columns[b];
+				uint32_t	nrows = counts[c];
+				uint32_t	slice_bytes = ((column + nrows + 63) / 64) * 8 + 8;
+				size_t		payload = ((m + 63) / 64) * 8;
+				uint8_t   **rows = xmalloc(nrows * sizeof(uint8_t *));
+				uint8_t    *slices = xmalloc(m * slice_bytes);
+				uint8_t    *before = xmalloc(m * slice_bytes);
+				bool		same = true;
+
+				rng_fill(slices, m * slice_bytes);
+				memcpy(before, slices, m * slice_bytes);
+				for (uint32_t j = 0; j < nrows; j++)
+				{
+					rows[j] = xmalloc(payload);
+					rng_fill(rows[j], payload);
+					/* no bit past m, as in a filter */
+					for (uint64_t p = m; p < payload * 8; p++)
+						rows[j][p / 8] &= (uint8_t) ~(1u << (p % 8));
+				}
+				bf_slice_rows((const uint8_t *const *) rows, nrows, column, m, slices, slice_bytes);
+				for (uint64_t p = 0; p < m && same; p++)
+					for (uint32_t r = 0; r < slice_bytes * 8; r++)
+					{
+						bool		was = naive_test_bit(before + p * slice_bytes, r);
+						bool		is = naive_test_bit(slices + p * slice_bytes, r);
+						bool		set = r >= column && r < column + nrows &&
+							naive_test_bit(rows[r - column], p);
+
+						if (is != (was || set))
+						{
+							same = false;
+							break;
+						}
+					}
+				CHECK(same);
+				for (uint32_t j = 0; j < nrows; j++)
+					free(rows[j]);
+				free(rows);
+				free(slices);
+				free(before);
+			}
+}
