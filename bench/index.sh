@@ -34,7 +34,8 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS bloomfilter;
 -- the median of runs timings (ms) of query, through the index and through
 -- a sequential scan, interleaved, and which of the two the planner chooses
-CREATE OR REPLACE FUNCTION bench_index_pair(query text, runs int,
+DROP FUNCTION IF EXISTS bench_index_pair(text, int);
+CREATE FUNCTION bench_index_pair(query text, runs int,
 	OUT index_ms float8, OUT scan_ms float8, OUT index_rows bigint, OUT scan_rows bigint,
 	OUT planner_chose text)
 LANGUAGE plpgsql AS $$

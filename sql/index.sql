@@ -123,6 +123,18 @@ SELECT bloom_index_check('ix_pkey');
 SELECT bloom_index_check('ix');
 SELECT ix_same('f @> bloom_value(1)') AS hashed_form;
 
+-- a counting filter column, through an expression index on its cast
+CREATE TABLE ix_counting AS
+SELECT g AS id, (SELECT counting_bloom_agg(v, 0.01, 100) FROM generate_series(g, g + 10) AS v) AS c
+FROM generate_series(1, 3000) AS g;
+CREATE INDEX ix_counting_c ON ix_counting USING bloom_slices ((c::bloom));
+ANALYZE ix_counting;
+EXPLAIN (COSTS OFF) SELECT id FROM ix_counting WHERE c::bloom @> 500;
+SELECT array_agg(id ORDER BY id) = (SELECT array_agg(id ORDER BY id) FROM ix_counting WHERE c @> 500)
+	AS same_as_counting FROM ix_counting WHERE c::bloom @> 500;
+SELECT bloom_index_check('ix_counting_c', true);
+DROP TABLE ix_counting;
+
 -- an unlogged table's index, and a temporary one
 CREATE UNLOGGED TABLE ix_unlogged AS SELECT * FROM ix WHERE id < 100;
 CREATE INDEX ON ix_unlogged USING bloom_slices (f);

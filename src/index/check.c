@@ -328,20 +328,11 @@ bloom_index_check(PG_FUNCTION_ARGS)
 	UnlockReleaseBuffer(buffer);
 	while (block != InvalidBlockNumber)
 	{
-		Page		page;
 		BloomGroupHeader *group;
-		Size		size;
 		BlockNumber next;
 
 		bloom_check_step(&state, block);
-		buffer = bloom_index_read(index, block, BUFFER_LOCK_SHARE, BLOOM_PAGE_GROUP);
-		page = BufferGetPage(buffer);
-		group = BloomIndexPageGroup(page);
-		bloom_index_check_group(index, block, group);
-		size = offsetof(BloomGroupHeader, slice_page) + group->slice_pages * sizeof(BlockNumber);
-		group = memcpy(palloc(size), group, size);
-		next = BloomIndexPageOpaque(page)->next;
-		UnlockReleaseBuffer(buffer);
+		group = bloom_index_read_group(index, block, &next);
 		bloom_check_group(&state, block, group);
 		block = next;
 		pfree(group);

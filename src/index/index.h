@@ -197,6 +197,8 @@ extern Buffer bloom_index_new_buffer(Relation index);
 extern BloomIndexMeta *bloom_index_meta_checked(Relation index, Page page);
 extern void bloom_index_check_group(Relation index, BlockNumber block,
 									const BloomGroupHeader *group);
+extern BloomGroupHeader *bloom_index_read_group(Relation index, BlockNumber block,
+												BlockNumber *next);
 extern uint32 bloom_index_group_rows(uint64 m);
 extern uint32 bloom_index_new_group_rows(uint64 m, uint32 grouped);
 extern uint32 bloom_index_slices_per_page(uint32 rows_max);

@@ -193,3 +193,30 @@ bloom_index_check_group(Relation index, BlockNumber block, const BloomGroupHeade
 					   RelationGetRelationName(index), block),
 				errhint("Please REINDEX it."));
 }
+
+/* A checked copy of the header of the group at block, and the next group's block. */
+BloomGroupHeader *
+bloom_index_read_group(Relation index, BlockNumber block, BlockNumber *next)
+{
+	Buffer		buffer = bloom_index_read(index, block, BUFFER_LOCK_SHARE, BLOOM_PAGE_GROUP);
+	Page		page = BufferGetPage(buffer);
+	BloomGroupHeader *header = BloomIndexPageGroup(page);
+	Size		size;
+
+	PG_TRY();
+	{
+		bloom_index_check_group(index, block, header);
+	}
+	PG_CATCH();
+	{
+		UnlockReleaseBuffer(buffer);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	size = offsetof(BloomGroupHeader, slice_page) + header->slice_pages * sizeof(BlockNumber);
+	header = memcpy(palloc(size), header, size);
+	if (next != NULL)
+		*next = BloomIndexPageOpaque(page)->next;
+	UnlockReleaseBuffer(buffer);
+	return header;
+}

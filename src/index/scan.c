@@ -388,19 +388,10 @@ bloom_index_get_bitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	while (block != InvalidBlockNumber)
 	{
 		BloomGroupHeader *group;
-		Page		page;
-		Size		size;
 
 		CHECK_FOR_INTERRUPTS();
 		bloom_scan_step(scan, state, &steps);
-		buffer = bloom_index_read(index, block, BUFFER_LOCK_SHARE, BLOOM_PAGE_GROUP);
-		page = BufferGetPage(buffer);
-		group = BloomIndexPageGroup(page);
-		bloom_index_check_group(index, block, group);
-		size = offsetof(BloomGroupHeader, slice_page) + group->slice_pages * sizeof(BlockNumber);
-		group = memcpy(palloc(size), group, size);
-		block = BloomIndexPageOpaque(page)->next;
-		UnlockReleaseBuffer(buffer);
+		group = bloom_index_read_group(index, block, &block);
 		found += bloom_scan_group(scan, state, group, tbm);
 		pfree(group);
 	}

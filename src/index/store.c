@@ -369,21 +369,6 @@ bloom_index_group_add(Relation index, BlockNumber block, const BloomGroupHeader 
 	pfree((void *) slices.slices);
 }
 
-/* A copy of the header of the group at block, checked. */
-static BloomGroupHeader *
-bloom_index_group_header(Relation index, BlockNumber block)
-{
-	Buffer		buffer = bloom_index_read(index, block, BUFFER_LOCK_SHARE, BLOOM_PAGE_GROUP);
-	BloomGroupHeader *header = BloomIndexPageGroup(BufferGetPage(buffer));
-	Size		size;
-
-	bloom_index_check_group(index, block, header);
-	size = offsetof(BloomGroupHeader, slice_page) + header->slice_pages * sizeof(BlockNumber);
-	header = memcpy(palloc(size), header, size);
-	UnlockReleaseBuffer(buffer);
-	return header;
-}
-
 /* Where a pending tuple of a row being flushed lives, to delete it after. */
 typedef struct BloomPendingItem
 {
@@ -431,7 +416,7 @@ bloom_index_flush_shape(Relation index, Buffer meta_buffer, uint32 entry)
 	/* the room: what the open group has left, or a new group's G */
 	if (shape.open_group != InvalidBlockNumber)
 	{
-		open = bloom_index_group_header(index, shape.open_group);
+		open = bloom_index_read_group(index, shape.open_group, NULL);
 		if (!bloom_index_shapes_equal(&open->shape, &shape) || open->rows >= open->rows_max)
 			open = NULL;
 	}

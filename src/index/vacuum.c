@@ -96,18 +96,11 @@ bloom_vacuum_groups(Relation index, BlockNumber block, IndexBulkDeleteResult *st
 {
 	while (block != InvalidBlockNumber)
 	{
-		Buffer		buffer = bloom_index_read(index, block, BUFFER_LOCK_SHARE, BLOOM_PAGE_GROUP);
-		Page		page = BufferGetPage(buffer);
-		BloomGroupHeader header = *BloomIndexPageGroup(page);
+		BloomGroupHeader *group = bloom_index_read_group(index, block, &block);
+		BloomGroupHeader header = *group;
+		Buffer		buffer;
 
-		block = BloomIndexPageOpaque(page)->next;
-		UnlockReleaseBuffer(buffer);
-		if (header.tid_pages > lengthof(header.tid_page))
-			ereport(ERROR,
-					errcode(ERRCODE_INDEX_CORRUPTED),
-					errmsg("index \"%s\" has a corrupted group header",
-						   RelationGetRelationName(index)),
-					errhint("Please REINDEX it."));
+		pfree(group);
 		for (uint32 t = 0; t < header.tid_pages; t++)
 		{
 			ItemPointerData *tids;

@@ -275,7 +275,39 @@ INSERT INTO sf VALUES
 	(2, (SELECT scalable_bloom_agg(x, 0.01) FROM generate_series(1, 100000) AS x));
 CREATE VIEW v_scalable AS SELECT g, scalable_bloom_agg(x, 0.01) AS f FROM ev GROUP BY g;
 CREATE MATERIALIZED VIEW mv_scalable AS SELECT scalable_bloom_agg(bloom_value(t), 0.001) AS f FROM ev;
+-- an index over a column of filters: groups and pending rows, and a view
+-- whose rows are read through it
+CREATE TABLE ix (id int PRIMARY KEY, f bloom);
+INSERT INTO ix SELECT g, (SELECT bloom_agg(v, 0.01, 100) FROM generate_series(g, g + 20) AS v)
+FROM generate_series(1, 3000) AS g;
+CREATE INDEX ix_f ON ix USING bloom_slices (f);
+INSERT INTO ix SELECT g, (SELECT bloom_agg(v, 0.01, 100) FROM generate_series(g, g + 20) AS v)
+FROM generate_series(3001, 3300) AS g;
+CREATE VIEW v_ix AS SELECT v, array_agg(id ORDER BY id) AS ids
+FROM generate_series(1, 3400, 17) AS v JOIN ix ON ix.f @> v GROUP BY v;
 SQL
+}
+
+# Database DB's index ix_f (1.3 on) answers as a sequential scan, through a
+# bitmap scan, and bloom_index_check finds it whole.
+check_index() {
+	local what=$1 db=$2 version=$3 plan
+	case $version in 1.0 | 1.1 | 1.2) return 0 ;; esac
+	plan=$("${psql_new[@]}" -d "$db" -c "SET enable_seqscan = off" \
+		-c "EXPLAIN (COSTS OFF) SELECT id FROM ix WHERE f @> 100" 2>&1 | paste -sd ' ')
+	case $plan in
+	*"Bitmap Index Scan on ix_f"*) pass "$old -> $new, $version, $what: the index is used" ;;
+	*) fail "$old -> $new, $version, $what: the index is not used: $plan" ;;
+	esac
+	check "$old -> $new, $version, $what: the index's rows are a sequential scan's, and bloom_index_check passes" \
+		"t " \
+		"$("${psql_new[@]}" -d "$db" -c "SET enable_seqscan = off" -c "CREATE TEMP TABLE by_index AS
+			SELECT v, array_agg(id ORDER BY id) AS ids FROM generate_series(1, 3400, 17) AS v JOIN ix ON ix.f @> v GROUP BY v" \
+			-c "SET enable_seqscan = on" -c "SET enable_bitmapscan = off" \
+			-c "SELECT (SELECT array_agg(b ORDER BY b) FROM by_index AS b)::text = (SELECT array_agg(s ORDER BY s)
+				FROM (SELECT v, array_agg(id ORDER BY id) AS ids FROM generate_series(1, 3400, 17) AS v
+					JOIN ix ON ix.f @> v GROUP BY v) AS s)::text" \
+			-c "SELECT bloom_index_check('ix_f', true)" 2>&1 | paste -sd ' ')"
 }
 
 # The stored filters: id and the md5 of the text form.
@@ -402,6 +434,7 @@ for version in $versions; do
 	db=$(db_of "$version")
 	compare_filters "after pg_upgrade" "$db" "$version"
 	compare_objects "after pg_upgrade" "$db" "$version"
+	check_index "after pg_upgrade" "$db" "$version"
 done
 update=$w/run/update_extensions.sql
 check "$old -> $new: pg_upgrade's update_extensions.sql updates the databases not at $default_version" \
