@@ -2,7 +2,7 @@
  * index/check.c: bloom_index_check(index, heapallindexed), amcheck's
  * bt_index_check for bloom_slices: every page of the chains is one of ours
  * of the right type, every pending tuple and group header holds together,
- * no slice has a bit past its group's rows, and with heapallindexed every
+ * and with heapallindexed every
  * filter the heap holds (in the transaction's snapshot) is in the index
  * under its TID with exactly its bits.  Anything else is ERROR XX002.
  */
@@ -30,6 +30,16 @@ typedef struct BloomCheckEntry
 	uint64		hash;			/* of the row's shape and bits */
 	bool		seen;			/* found in the heap */
 } BloomCheckEntry;
+
+/* A pending row being put together from its chunks. */
+typedef struct BloomCheckRow
+{
+	ItemPointerData tid;		/* key */
+	BloomIndexShape shape;
+	uint8	   *bits;
+	uint64		bytes;
+	uint64		bytes_seen;
+} BloomCheckRow;
 
 typedef struct BloomCheckState
 {
@@ -86,11 +96,7 @@ static void
 bloom_check_pending(BloomCheckState *state, BlockNumber block)
 {
 	Relation	index = state->index;
-	uint8	   *row_bits = NULL;
-	size_t		row_bytes = 0;
-	ItemPointerData row_tid;
-	uint16		next_chunk = 0;
-	BloomIndexShape row_shape = {0};
+	HTAB	   *chunked = NULL;
 
 	while (block != InvalidBlockNumber)
 	{
@@ -107,6 +113,9 @@ bloom_check_pending(BloomCheckState *state, BlockNumber block)
 			ItemId		item = PageGetItemId(page, off);
 			BloomPendingTuple *tuple;
 			BloomIndexShape shape = {0};
+			BloomCheckRow *row;
+			BloomCheckRow single;
+			bool		seen;
 
 			if (!ItemIdIsNormal(item))
 				continue;
@@ -119,6 +128,7 @@ bloom_check_pending(BloomCheckState *state, BlockNumber block)
 				tuple->hash_scheme > BLOOM_HASH_SCHEME_MAX || tuple->read_utf8 > 1 ||
 				tuple->last > 1 || !ItemPointerIsValid(&tuple->tid))
 				bloom_check_fail(index, block, "A pending tuple has an invalid shape or TID.");
+			bloom_index_check_tid(index, block, &tuple->tid);
 			if ((uint64) tuple->offset + tuple->length > bloom_payload_bytes(tuple->m) ||
 				tuple->length == 0 ||
 				tuple->offset != (uint64) tuple->chunk * BLOOM_PENDING_CHUNK ||
@@ -129,40 +139,57 @@ bloom_check_pending(BloomCheckState *state, BlockNumber block)
 			shape.k = tuple->k;
 			shape.read_utf8 = tuple->read_utf8;
 
-			/* chunks of a row in order; a row cut short only by a crash, left alone */
-			if (tuple->chunk == 0 || row_bits == NULL ||
-				!ItemPointerEquals(&row_tid, &tuple->tid) || tuple->chunk != next_chunk ||
-				!bloom_index_shapes_equal(&row_shape, &shape))
+			/*
+			 * A row's chunks may be anywhere in the chain; a row never seen
+			 * whole was cut short by a crash, and no snapshot sees it.
+			 */
+			if (tuple->chunk == 0 && tuple->last)
 			{
-				if (row_bits != NULL)
-					pfree(row_bits);
-				row_bits = NULL;
-				if (tuple->chunk != 0)
-					continue;
-				row_bytes = bloom_payload_bytes(tuple->m);
-				row_bits = palloc0(row_bytes);
-				row_tid = tuple->tid;
-				row_shape = shape;
+				row = &single;
+				seen = false;
 			}
-			memcpy(row_bits + tuple->offset, tuple->bits, tuple->length);
-			next_chunk = tuple->chunk + 1;
-			if (tuple->last)
+			else
+			{
+				if (chunked == NULL)
+				{
+					HASHCTL		control = {0};
+
+					control.keysize = sizeof(ItemPointerData);
+					control.entrysize = sizeof(BloomCheckRow);
+					control.hcxt = CurrentMemoryContext;
+					chunked = hash_create("bloom_index_check chunked rows", 64, &control,
+										  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+				}
+				row = hash_search(chunked, &tuple->tid, HASH_ENTER, &seen);
+			}
+			if (!seen)
+			{
+				row->shape = shape;
+				row->bytes = bloom_payload_bytes(tuple->m);
+				row->bits = palloc0(row->bytes);
+				row->bytes_seen = 0;
+			}
+			else if (!bloom_index_shapes_equal(&row->shape, &shape))
+				bloom_check_fail(index, block, "The chunks of a pending row disagree on its shape.");
+			memcpy(row->bits + tuple->offset, tuple->bits, tuple->length);
+			row->bytes_seen += tuple->length;
+			if (row->bytes_seen == row->bytes)
 			{
 				BloomHeader header = {BLOOM_FORMAT_VERSION, shape.hash_scheme, shape.k, 0, shape.m};
 
 				/* the filter's own rules: its header, and no bit past m */
 				if (bf_check_header(&header) != BF_OK ||
-					bf_check_bits(&header, row_bits, row_bytes) != BF_OK)
+					bf_check_bits(&header, row->bits, row->bytes) != BF_OK)
 					bloom_check_fail(index, block, "A pending row is not a valid filter.");
 				bloom_check_remember(state, block, &tuple->tid,
-									 bloom_check_row_hash(&shape, row_bits, row_bytes));
-				pfree(row_bits);
-				row_bits = NULL;
+									 bloom_check_row_hash(&shape, row->bits, row->bytes));
 			}
 		}
 		block = BloomIndexPageOpaque(page)->next;
 		UnlockReleaseBuffer(buffer);
 	}
+	if (chunked != NULL)
+		hash_destroy(chunked);
 }
 
 static void
@@ -171,7 +198,7 @@ bloom_check_group(BloomCheckState *state, BlockNumber block, const BloomGroupHea
 	Relation	index = state->index;
 	size_t		payload = bloom_payload_bytes(group->shape.m);
 	uint8	   *rows = state->rows ? palloc0((size_t) group->rows_max * payload) : NULL;
-	uint32		last_words = group->rows % 8;
+	uint32		last_bits = group->rows % 8;
 
 	for (uint32 i = 0; i < group->slice_pages; i++)
 	{
@@ -191,15 +218,14 @@ bloom_check_group(BloomCheckState *state, BlockNumber block, const BloomGroupHea
 			{
 				uint32		v = slice[b];
 
-				if (v == 0)
-					continue;
-				if (b * 8 >= group->rows ||
-					(b == group->rows / 8 && last_words != 0 && (v >> last_words) != 0))
-				{
-					UnlockReleaseBuffer(buffer);
-					bloom_check_fail(index, group->slice_page[i],
-									 "A slice has a bit set past its group's rows.");
-				}
+				/*
+				 * Bits past the group's rows are left by a flush a crash cut
+				 * short; no scan reads them and the next flush clears them.
+				 */
+				if (b * 8 >= group->rows)
+					break;
+				if (b == group->rows / 8 && last_bits != 0)
+					v &= (1u << last_bits) - 1;
 				while (rows && v != 0)
 				{
 					uint32		r = b * 8 + pg_rightmost_one_pos32(v);
@@ -223,13 +249,10 @@ bloom_check_group(BloomCheckState *state, BlockNumber block, const BloomGroupHea
 			uint32		r = t * BLOOM_INDEX_TIDS_PER_PAGE + i;
 			ItemPointerData tid = tids[i];
 
-			if (!ItemPointerIsValid(&tid))
+			/* past the rows: what a flush cut short left, as above */
+			if (!ItemPointerIsValid(&tid) || r >= group->rows)
 				continue;
-			if (r >= group->rows)
-			{
-				UnlockReleaseBuffer(buffer);
-				bloom_check_fail(index, group->tid_page[t], "A TID page has a TID past its group's rows.");
-			}
+			bloom_index_check_tid(index, group->tid_page[t], &tid);
 			if (rows)
 				bloom_check_remember(state, block, &tid,
 									 bloom_check_row_hash(&group->shape, rows + (size_t) r * payload,

@@ -192,13 +192,13 @@ typedef struct BloomPendingTuple
 /* pages.c */
 extern void bloom_index_page_init(Page page, uint16 type);
 extern Buffer bloom_index_read(Relation index, BlockNumber block, int lockmode, uint16 type);
-extern void bloom_index_check_page(Relation index, Page page, BlockNumber block, uint16 type);
 extern Buffer bloom_index_new_buffer(Relation index);
 extern BloomIndexMeta *bloom_index_meta_checked(Relation index, Page page);
 extern void bloom_index_check_group(Relation index, BlockNumber block,
 									const BloomGroupHeader *group);
 extern BloomGroupHeader *bloom_index_read_group(Relation index, BlockNumber block,
 												BlockNumber *next);
+extern void bloom_index_check_tid(Relation index, BlockNumber block, ItemPointer tid);
 extern uint32 bloom_index_group_rows(uint64 m);
 extern uint32 bloom_index_new_group_rows(uint64 m, uint32 grouped);
 extern uint32 bloom_index_slices_per_page(uint32 rows_max);

@@ -8,6 +8,7 @@
 #include "index/index.h"
 #include "encoding/encoding.h"
 
+#include "access/htup_details.h"
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
 #include "utils/rel.h"
@@ -24,31 +25,57 @@ bloom_index_page_init(Page page, uint16 type)
 	opaque->page_id = BLOOM_INDEX_PAGE_ID;
 }
 
-/*
- * Refuse a page that is not one of ours of the type expected: a damaged
- * page is a clean ERROR, never a read of garbage.
- */
-void
-bloom_index_check_page(Relation index, Page page, BlockNumber block, uint16 type)
+/* What is wrong with a page that should be ours of this type, or NULL. */
+static char *
+bloom_index_page_problem(Page page, uint16 type)
 {
 	BloomIndexOpaque *opaque;
 
 	if (PageIsNew(page) ||
 		((PageHeader) page)->pd_special != BLCKSZ - MAXALIGN(sizeof(BloomIndexOpaque)))
-		ereport(ERROR,
-				errcode(ERRCODE_INDEX_CORRUPTED),
-				errmsg("index \"%s\" contains a corrupted page at block %u",
-					   RelationGetRelationName(index), block),
-				errdetail("The page is empty or its special space has the wrong size."),
-				errhint("Please REINDEX it."));
+		return pstrdup("The page is empty or its special space has the wrong size.");
 	opaque = BloomIndexPageOpaque(page);
 	if (opaque->page_id != BLOOM_INDEX_PAGE_ID || opaque->type != type)
+		return psprintf("Expected a page of type %u with id %04X, found type %u with id %04X.",
+						type, BLOOM_INDEX_PAGE_ID, opaque->type, opaque->page_id);
+	return NULL;
+}
+
+pg_noreturn static void
+bloom_index_corrupted_page(Relation index, BlockNumber block, const char *problem)
+{
+	ereport(ERROR,
+			errcode(ERRCODE_INDEX_CORRUPTED),
+			errmsg("index \"%s\" contains a corrupted page at block %u",
+				   RelationGetRelationName(index), block),
+			errdetail_internal("%s", problem),
+			errhint("Please REINDEX it."));
+}
+
+/*
+ * Refuse a block number past the index's end, which a damaged link can
+ * hold: the size is known from the last time it was asked (rd_amcache; the
+ * index only grows), and asked again only past it.
+ */
+static void
+bloom_index_check_block(Relation index, BlockNumber block)
+{
+	BlockNumber *known = (BlockNumber *) index->rd_amcache;
+
+	if (known == NULL)
+	{
+		known = MemoryContextAlloc(index->rd_indexcxt, sizeof(BlockNumber));
+		*known = 0;
+		index->rd_amcache = known;
+	}
+	if (block < *known)
+		return;
+	*known = RelationGetNumberOfBlocks(index);
+	if (block >= *known)
 		ereport(ERROR,
 				errcode(ERRCODE_INDEX_CORRUPTED),
-				errmsg("index \"%s\" contains a corrupted page at block %u",
-					   RelationGetRelationName(index), block),
-				errdetail("Expected a page of type %u with id %04X, found type %u with id %04X.",
-						  type, BLOOM_INDEX_PAGE_ID, opaque->type, opaque->page_id),
+				errmsg("index \"%s\" refers to block %u past its end (%u blocks)",
+					   RelationGetRelationName(index), block, *known),
 				errhint("Please REINDEX it."));
 }
 
@@ -57,19 +84,17 @@ Buffer
 bloom_index_read(Relation index, BlockNumber block, int lockmode, uint16 type)
 {
 	Buffer		buffer;
+	char	   *problem;
 
+	bloom_index_check_block(index, block);
 	buffer = ReadBuffer(index, block);
 	LockBuffer(buffer, lockmode);
-	PG_TRY();
-	{
-		bloom_index_check_page(index, BufferGetPage(buffer), block, type);
-	}
-	PG_CATCH();
+	problem = bloom_index_page_problem(BufferGetPage(buffer), type);
+	if (unlikely(problem != NULL))
 	{
 		UnlockReleaseBuffer(buffer);
-		PG_RE_THROW();
+		bloom_index_corrupted_page(index, block, problem);
 	}
-	PG_END_TRY();
 	return buffer;
 }
 
@@ -200,23 +225,31 @@ bloom_index_read_group(Relation index, BlockNumber block, BlockNumber *next)
 {
 	Buffer		buffer = bloom_index_read(index, block, BUFFER_LOCK_SHARE, BLOOM_PAGE_GROUP);
 	Page		page = BufferGetPage(buffer);
-	BloomGroupHeader *header = BloomIndexPageGroup(page);
-	Size		size;
+	BloomGroupHeader *header = palloc(BLOOM_INDEX_PAGE_BYTES);
 
-	PG_TRY();
-	{
-		bloom_index_check_group(index, block, header);
-	}
-	PG_CATCH();
-	{
-		UnlockReleaseBuffer(buffer);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
-	size = offsetof(BloomGroupHeader, slice_page) + header->slice_pages * sizeof(BlockNumber);
-	header = memcpy(palloc(size), header, size);
+	/* the whole contents' room: checked once copied, so no lock is held on an ERROR */
+	memcpy(header, BloomIndexPageGroup(page), BLOOM_INDEX_PAGE_BYTES);
 	if (next != NULL)
 		*next = BloomIndexPageOpaque(page)->next;
 	UnlockReleaseBuffer(buffer);
+	bloom_index_check_group(index, block, header);
 	return header;
+}
+
+/*
+ * Refuse a heap TID read from the index that no heap page can hold (a
+ * damaged page), before it reaches a bitmap.
+ */
+void
+bloom_index_check_tid(Relation index, BlockNumber block, ItemPointer tid)
+{
+	OffsetNumber offset = ItemPointerGetOffsetNumberNoCheck(tid);
+
+	if (offset < FirstOffsetNumber || offset > MaxHeapTuplesPerPage)
+		ereport(ERROR,
+				errcode(ERRCODE_INDEX_CORRUPTED),
+				errmsg("index \"%s\" holds an invalid heap TID (%u,%u) at block %u",
+					   RelationGetRelationName(index), ItemPointerGetBlockNumberNoCheck(tid),
+					   offset, block),
+				errhint("Please REINDEX it."));
 }

@@ -11,9 +11,11 @@
 #include "index/index.h"
 #include "types/types.h"
 
+#include "access/htup_details.h"
 #include "access/relscan.h"
 #include "miscadmin.h"
 #include "port/pg_bitutils.h"
+#include "utils/hsearch.h"
 #include "utils/rel.h"
 
 /* A key's positions in one shape, computed once per shape met. */
@@ -113,35 +115,58 @@ bloom_scan_step(IndexScanDesc scan, BloomScanState *state, BlockNumber *steps)
 	}
 }
 
-/* Row tracking across the chunks of a pending row. */
-typedef struct BloomPendingRow
+/*
+ * A row of several chunks, tracked by its TID: a row's chunks need not be
+ * next to each other in the chain (a page emptied by a flush or VACUUM
+ * takes new rows between them).  Seen whole, it is exact; seen in part (it
+ * was being written or moved), it is rechecked on the heap.
+ */
+typedef struct BloomChunkedRow
 {
-	ItemPointerData tid;
-	bool		active;
+	ItemPointerData tid;		/* key */
 	bool		match;
-	bool		complete;
-	uint16		next_chunk;
-} BloomPendingRow;
+	bool		unknown;		/* a key could not be tested: recheck */
+	uint64		bytes_seen;
+	uint64		bytes;			/* the row's payload bytes */
+} BloomChunkedRow;
 
-static int64
-bloom_pending_row_end(BloomPendingRow *row, TIDBitmap *tbm)
+/* Whether a pending tuple's chunk has every key's bits that fall in it. */
+static bool
+bloom_scan_tuple(BloomScanState *state, const BloomPendingTuple *tuple, bool *unknown)
 {
-	int64		found = 0;
+	BloomIndexShape shape;
+	BloomScanShape *positions;
+	uint64		first_bit = (uint64) tuple->offset * 8;
+	uint64		end_bit = first_bit + (uint64) tuple->length * 8;
 
-	if (row->active && row->match)
+	memset(&shape, 0, sizeof(shape));
+	shape.m = tuple->m;
+	shape.hash_scheme = tuple->hash_scheme;
+	shape.k = tuple->k;
+	shape.read_utf8 = tuple->read_utf8;
+	positions = bloom_scan_shape(state, &shape);
+	for (int i = 0; i < state->nkeys; i++)
 	{
-		/* a row seen in part (being written or moved) is checked by the heap */
-		tbm_add_tuples(tbm, &row->tid, 1, !row->complete);
-		found = 1;
+		const uint64 *p = positions->positions + (size_t) i * shape.k;
+
+		if (positions->unknown[i])
+		{
+			*unknown = true;
+			continue;
+		}
+		for (int j = 0; j < shape.k; j++)
+			if (p[j] >= first_bit && p[j] < end_bit &&
+				!(tuple->bits[(p[j] - first_bit) / 8] & (1 << (p[j] % 8))))
+				return false;
 	}
-	row->active = false;
-	return found;
+	return true;
 }
 
 static int64
 bloom_scan_pending(IndexScanDesc scan, BloomScanState *state, BlockNumber block, TIDBitmap *tbm)
 {
-	BloomPendingRow row = {0};
+	Relation	index = scan->indexRelation;
+	HTAB	   *chunked = NULL;
 	BlockNumber steps = 0;
 	int64		found = 0;
 
@@ -153,84 +178,97 @@ bloom_scan_pending(IndexScanDesc scan, BloomScanState *state, BlockNumber block,
 
 		CHECK_FOR_INTERRUPTS();
 		bloom_scan_step(scan, state, &steps);
-		buffer = bloom_index_read(scan->indexRelation, block, BUFFER_LOCK_SHARE,
-								  BLOOM_PAGE_PENDING);
+		buffer = bloom_index_read(index, block, BUFFER_LOCK_SHARE, BLOOM_PAGE_PENDING);
 		page = BufferGetPage(buffer);
 		max = PageGetMaxOffsetNumber(page);
 		for (OffsetNumber off = FirstOffsetNumber; off <= max; off++)
 		{
 			ItemId		item = PageGetItemId(page, off);
 			BloomPendingTuple *tuple;
-			BloomIndexShape shape;
-			BloomScanShape *positions;
-			uint64		first_bit;
-			uint64		end_bit;
+			bool		unknown = false;
+			bool		match;
 
 			if (!ItemIdIsNormal(item))
 				continue;
 			tuple = (BloomPendingTuple *) PageGetItem(page, item);
-			if (ItemIdGetLength(item) < BLOOM_PENDING_HEADER + tuple->length ||
-				tuple->m == 0 || tuple->k == 0 ||
+			if (ItemIdGetLength(item) < BLOOM_PENDING_HEADER ||
+				ItemIdGetLength(item) < BLOOM_PENDING_HEADER + tuple->length ||
+				tuple->m == 0 || tuple->k == 0 || tuple->k > BLOOM_K_MAX ||
 				(uint64) tuple->offset + tuple->length > bloom_payload_bytes(tuple->m))
+			{
+				UnlockReleaseBuffer(buffer);
 				ereport(ERROR,
 						errcode(ERRCODE_INDEX_CORRUPTED),
 						errmsg("index \"%s\" has a corrupted pending tuple at block %u, item %u",
-							   RelationGetRelationName(scan->indexRelation), block, off),
+							   RelationGetRelationName(index), block, off),
 						errhint("Please REINDEX it."));
-			if (!row.active || !ItemPointerEquals(&row.tid, &tuple->tid) ||
-				tuple->chunk != row.next_chunk)
-			{
-				/* an active row here never showed its last chunk */
-				row.complete = false;
-				found += bloom_pending_row_end(&row, tbm);
-				row.tid = tuple->tid;
-				row.active = true;
-				row.match = true;
-				row.complete = (tuple->chunk == 0);
 			}
-			row.next_chunk = tuple->chunk + 1;
-			if (!row.match)
+			if (ItemPointerGetOffsetNumberNoCheck(&tuple->tid) < FirstOffsetNumber ||
+				ItemPointerGetOffsetNumberNoCheck(&tuple->tid) > MaxHeapTuplesPerPage)
 			{
-				row.active = !tuple->last;
+				ItemPointerData tid = tuple->tid;
+
+				UnlockReleaseBuffer(buffer);
+				bloom_index_check_tid(index, block, &tid);
+			}
+			match = bloom_scan_tuple(state, tuple, &unknown);
+
+			/* a row in one tuple: decided here */
+			if (tuple->chunk == 0 && tuple->last)
+			{
+				if (match)
+				{
+					tbm_add_tuples(tbm, &tuple->tid, 1, unknown);
+					found++;
+				}
 				continue;
 			}
 
-			memset(&shape, 0, sizeof(shape));
-			shape.m = tuple->m;
-			shape.hash_scheme = tuple->hash_scheme;
-			shape.k = tuple->k;
-			shape.read_utf8 = tuple->read_utf8;
-			positions = bloom_scan_shape(state, &shape);
-			first_bit = (uint64) tuple->offset * 8;
-			end_bit = first_bit + (uint64) tuple->length * 8;
-			for (int i = 0; i < state->nkeys && row.match; i++)
+			/* a row in chunks: its verdict when the chain is read */
 			{
-				const uint64 *p = positions->positions + (size_t) i * shape.k;
+				BloomChunkedRow *row;
+				bool		seen;
 
-				if (positions->unknown[i])
+				if (chunked == NULL)
 				{
-					row.complete = false;
-					continue;
+					HASHCTL		control = {0};
+
+					control.keysize = sizeof(ItemPointerData);
+					control.entrysize = sizeof(BloomChunkedRow);
+					control.hcxt = CurrentMemoryContext;
+					chunked = hash_create("bloom_slices chunked rows", 64, &control,
+										  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 				}
-				for (int j = 0; j < shape.k; j++)
-					if (p[j] >= first_bit && p[j] < end_bit &&
-						!(tuple->bits[(p[j] - first_bit) / 8] & (1 << (p[j] % 8))))
-					{
-						row.match = false;
-						break;
-					}
+				row = hash_search(chunked, &tuple->tid, HASH_ENTER, &seen);
+				if (!seen)
+				{
+					row->match = true;
+					row->unknown = false;
+					row->bytes_seen = 0;
+					row->bytes = bloom_payload_bytes(tuple->m);
+				}
+				row->match = row->match && match;
+				row->unknown = row->unknown || unknown;
+				row->bytes_seen += tuple->length;
 			}
-			if (tuple->last)
-				found += bloom_pending_row_end(&row, tbm);
 		}
 		block = BloomIndexPageOpaque(page)->next;
 		UnlockReleaseBuffer(buffer);
 	}
-	/* a row whose last chunk was not seen */
-	if (row.active)
+
+	if (chunked != NULL)
 	{
-		row.complete = false;
-		found += bloom_pending_row_end(&row, tbm);
+		HASH_SEQ_STATUS status;
+		BloomChunkedRow *row;
+
+		hash_seq_init(&status, chunked);
+		while ((row = hash_seq_search(&status)) != NULL)
+			if (row->match)
+			{
+				tbm_add_tuples(tbm, &row->tid, 1, row->unknown || row->bytes_seen != row->bytes);
+				found++;
+			}
+		hash_destroy(chunked);
 	}
 	return found;
 }
@@ -327,6 +365,11 @@ bloom_scan_group(IndexScanDesc scan, BloomScanState *state, const BloomGroupHead
 			{
 				ItemPointerData tid = tids[r % BLOOM_INDEX_TIDS_PER_PAGE];
 
+				if (ItemPointerGetOffsetNumberNoCheck(&tid) > MaxHeapTuplesPerPage)
+				{
+					UnlockReleaseBuffer(tid_buffer);
+					bloom_index_check_tid(index, group->tid_page[tid_page], &tid);
+				}
 				tbm_add_tuples(tbm, &tid, 1, recheck);
 				found++;
 			}

@@ -11,6 +11,7 @@
 
 #include "miscadmin.h"
 #include "storage/bufpage.h"
+#include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -164,18 +165,31 @@ typedef struct BloomSliceFill
 {
 	const uint8 *slices;		/* bf_slice_rows's output, m slices */
 	uint32		slice_bytes;
+	uint32		column;			/* the first row written */
 	uint64		first;
 	uint64		end;
 } BloomSliceFill;
 
-/* OR the page's share of the slices in memory into it (zero on a new page). */
+/*
+ * Write the page's share of the slices in memory into it, from the first
+ * row written on: what a flush cut short by a crash left there goes.
+ */
 static void
 bloom_index_fill_slices(Page page, void *arg)
 {
 	BloomSliceFill *fill = (BloomSliceFill *) arg;
 	uint8	   *contents = (uint8 *) PageGetContents(page);
 	size_t		nbytes = (fill->end - fill->first) * fill->slice_bytes;
+	uint32		byte = fill->column / 8;
+	uint8		keep = (uint8) ((1u << (fill->column % 8)) - 1);
 
+	for (uint64 p = 0; p < fill->end - fill->first; p++)
+	{
+		uint8	   *slice = contents + p * fill->slice_bytes;
+
+		slice[byte] &= keep;
+		memset(slice + byte + 1, 0, fill->slice_bytes - byte - 1);
+	}
 	bf_or_into(contents, fill->slices + fill->first * fill->slice_bytes, nbytes);
 	((PageHeader) page)->pd_lower = (contents + nbytes) - (uint8 *) page;
 }
@@ -238,7 +252,7 @@ bloom_index_write_group(Relation index, Buffer meta_buffer, const BloomIndexShap
 	BloomGroupHeader *header = palloc0(offsetof(BloomGroupHeader, slice_page) +
 									   slice_pages * sizeof(BlockNumber));
 	BloomSliceFill slices = {bloom_index_slice_rows(shape->m, rows_max / 8, 0, rows, row_bits),
-	rows_max / 8, 0, 0};
+	rows_max / 8, 0, 0, 0};
 	GenericXLogState *state;
 	BloomIndexMeta *meta;
 	BloomIndexShape *entry;
@@ -314,7 +328,7 @@ bloom_index_group_add(Relation index, BlockNumber block, const BloomGroupHeader 
 {
 	BloomSliceFill slices = {bloom_index_slice_rows(header->shape.m, header->slice_bytes,
 													header->rows, rows, row_bits),
-	header->slice_bytes, 0, 0};
+	header->slice_bytes, header->rows, 0, 0};
 	Buffer		buffers[MAX_GENERIC_XLOG_PAGES];
 	int			nbuffers = 0;
 	GenericXLogState *state = NULL;
@@ -376,6 +390,17 @@ typedef struct BloomPendingItem
 	OffsetNumber offset;
 } BloomPendingItem;
 
+/* A pending row being gathered for a flush, its chunks wherever they are. */
+typedef struct BloomFlushRow
+{
+	ItemPointerData tid;		/* key */
+	uint8	   *bits;
+	uint64		bytes_seen;
+	uint32		nitems;
+	/* a sliced row has at most 9 chunks (2^19 bits in chunks of 8,000 bytes) */
+	BloomPendingItem items[16];
+} BloomFlushRow;
+
 static int
 bloom_pending_item_cmp(const void *a, const void *b)
 {
@@ -407,11 +432,10 @@ bloom_index_flush_shape(Relation index, Buffer meta_buffer, uint32 entry)
 	uint32		nitems = 0;
 	uint32		items_max = 0;
 	uint32		rows = 0;
-	uint32		row_items = 0;	/* items of the row being read */
-	bool		in_row = false;
 	BlockNumber block = meta->pending_head;
 	ItemPointerData *tids;
 	uint8	  **row_bits;
+	HTAB	   *chunked = NULL;
 
 	/* the room: what the open group has left, or a new group's G */
 	if (shape.open_group != InvalidBlockNumber)
@@ -424,6 +448,10 @@ bloom_index_flush_shape(Relation index, Buffer meta_buffer, uint32 entry)
 	tids = palloc(rows_max * sizeof(ItemPointerData));
 	row_bits = palloc(rows_max * sizeof(uint8 *));
 
+	/*
+	 * The first rows_max rows seen whole, in the chain's order; a row in
+	 * chunks is whole once all its bytes are seen, wherever its chunks are.
+	 */
 	while (block != InvalidBlockNumber && rows < rows_max)
 	{
 		Buffer		buffer = bloom_index_read(index, block, BUFFER_LOCK_SHARE, BLOOM_PAGE_PENDING);
@@ -436,48 +464,78 @@ bloom_index_flush_shape(Relation index, Buffer meta_buffer, uint32 entry)
 			BloomPendingTuple *tuple = (BloomPendingTuple *) PageGetItem(page, item);
 			BloomIndexShape tuple_shape = {tuple->m, tuple->hash_scheme, tuple->k,
 			tuple->read_utf8, 0, 0};
+			BloomFlushRow *row;
+			BloomFlushRow single;
+			bool		seen;
 
 			if (!ItemIdIsNormal(item) || !bloom_index_shapes_equal(&tuple_shape, &shape))
 				continue;
-			if (tuple->chunk == 0)
-			{
-				/* a row begun and not ended is dropped from the move */
-				nitems -= in_row ? row_items : 0;
-				row_bits[rows] = palloc0(payload);
-				tids[rows] = tuple->tid;
-				in_row = true;
-				row_items = 0;
-			}
-			else if (!in_row || !ItemPointerEquals(&tuple->tid, &tids[rows]))
-				continue;
 			if ((uint64) tuple->offset + tuple->length > payload)
+			{
+				UnlockReleaseBuffer(buffer);
 				ereport(ERROR,
 						errcode(ERRCODE_INDEX_CORRUPTED),
 						errmsg("index \"%s\" has a corrupted pending tuple at block %u",
-							   RelationGetRelationName(index), block));
-			memcpy(row_bits[rows] + tuple->offset, tuple->bits, tuple->length);
-			if (nitems == items_max)
+							   RelationGetRelationName(index), block),
+						errhint("Please REINDEX it."));
+			}
+			if (tuple->chunk == 0 && tuple->last)
 			{
-				items_max = Max(64, items_max * 2);
+				row = &single;
+				seen = false;
+			}
+			else
+			{
+				if (chunked == NULL)
+				{
+					HASHCTL		control = {0};
+
+					control.keysize = sizeof(ItemPointerData);
+					control.entrysize = sizeof(BloomFlushRow);
+					control.hcxt = CurrentMemoryContext;
+					chunked = hash_create("bloom_slices flush rows", 64, &control,
+										  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+				}
+				row = hash_search(chunked, &tuple->tid, HASH_ENTER, &seen);
+			}
+			if (!seen)
+			{
+				row->tid = tuple->tid;
+				row->bits = palloc0(payload);
+				row->bytes_seen = 0;
+				row->nitems = 0;
+			}
+			/* more tuples than chunks (left by a crash): never moved */
+			if (row->nitems == lengthof(row->items))
+				continue;
+			memcpy(row->bits + tuple->offset, tuple->bits, tuple->length);
+			row->bytes_seen += tuple->length;
+			row->items[row->nitems].block = block;
+			row->items[row->nitems].offset = off;
+			row->nitems++;
+			if (row->bytes_seen != payload)
+				continue;
+
+			/* whole: the row moves, with its tuples */
+			tids[rows] = row->tid;
+			row_bits[rows] = row->bits;
+			rows++;
+			if (nitems + row->nitems > items_max)
+			{
+				items_max = Max(64, (nitems + row->nitems) * 2);
 				items = items ? repalloc(items, items_max * sizeof(BloomPendingItem)) :
 					palloc(items_max * sizeof(BloomPendingItem));
 			}
-			items[nitems].block = block;
-			items[nitems].offset = off;
-			nitems++;
-			row_items++;
-			if (tuple->last)
-			{
-				rows++;
-				in_row = false;
-				row_items = 0;
-			}
+			memcpy(items + nitems, row->items, row->nitems * sizeof(BloomPendingItem));
+			nitems += row->nitems;
+			row->bytes_seen = UINT64_MAX;	/* taken: a duplicate chunk adds nothing */
+			row->nitems = lengthof(row->items);
 		}
 		block = BloomIndexPageOpaque(page)->next;
 		UnlockReleaseBuffer(buffer);
 	}
-	if (in_row)
-		nitems -= row_items;
+	if (chunked != NULL)
+		hash_destroy(chunked);
 
 	if (rows == 0 || rows < Min(rows_max, BLOOM_INDEX_FLUSH_ROWS))
 	{

@@ -12,10 +12,13 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "planner/planner.h"
 #include "index/index.h"
 
 #include "access/detoast.h"
+#include "access/heaptoast.h"
 #include "nodes/supportnodes.h"
 #include "optimizer/optimizer.h"
 #include "utils/lsyscache.h"
@@ -35,6 +38,19 @@
 #define BLOOM_COST_CACHE_BYTES	((double) (1024 * 1024))
 #define BLOOM_COST_UNKNOWN_BYTES ((double) 1198152)
 
+/*
+ * A filter column whose filters are stored out of line (over about 2 kB)
+ * costs a TOAST read a row, costed as PostgreSQL costs pages read at
+ * random: the TOAST index's descent (2 pages) and the chunks a lookup reads
+ * (TOAST_MAX_CHUNK_SIZE bytes each, at most one per probe, types/slice.c).
+ * The filters' mean size comes from the column's statistics:
+ * m = -n k / ln(1 - X/m) from the mean cardinality, k and fill
+ * (Swamidass-Baldi turned around).
+ */
+#define BLOOM_COST_INLINE_BYTES	2000.0
+/* the chunks a lookup reads at most: one per probe, k = 7 at p = 0.01 */
+#define BLOOM_COST_TOAST_CHUNKS_MAX 7.0
+
 /* Per-call cost, in cpu_operator_cost units, for a filter of this many bytes. */
 static double
 bloom_call_cost_for_size(double bytes)
@@ -45,13 +61,39 @@ bloom_call_cost_for_size(double bytes)
 }
 
 /*
+ * The mean bytes of the filters of a column (filter_arg, a column with
+ * statistics), or -1.
+ */
+static double
+bloom_column_filter_bytes(PlannerInfo *root, Node *filter_arg)
+{
+	VariableStatData vardata;
+	double		numbers[BLOOM_STATISTIC_NUMBERS];
+	double		bytes = -1.0;
+
+	if (root == NULL || !IsA(filter_arg, Var))
+		return -1.0;
+	examine_variable(root, filter_arg, 0, &vardata);
+	if (vardata.rel != NULL && bloom_filter_column_statistics(&vardata, numbers) &&
+		numbers[BLOOM_STATISTIC_MEAN_FILL] > 0.0 && numbers[BLOOM_STATISTIC_MEAN_FILL] < 1.0)
+		bytes = -numbers[BLOOM_STATISTIC_MEAN_CARDINALITY] * numbers[BLOOM_STATISTIC_MEAN_K] /
+			log(1.0 - numbers[BLOOM_STATISTIC_MEAN_FILL]) / 8.0;
+	ReleaseVariableStats(vardata);
+	return bytes;
+}
+
+/*
  * Per-call cost of funcid when called by node (a FuncExpr or OpExpr, or
  * NULL), in cpu_operator_cost units.  Only a constant filter's size is used:
  * computing a stable expression here would run it for every cost estimate.
+ * A column's filters add a TOAST read when they are stored out of line.
  */
 static double
-bloom_contains_call_cost(Oid funcid, Node *node)
+bloom_contains_call_cost(PlannerInfo *root, Oid funcid, Node *node)
 {
+	double		column_bytes;
+	double		chunks;
+
 	List	   *args = NIL;
 	int			value_argno = bloom_value_argno(funcid);
 	Node	   *filter_arg;
@@ -63,6 +105,13 @@ bloom_contains_call_cost(Oid funcid, Node *node)
 	if (value_argno < 0 || list_length(args) != 2)
 		return bloom_call_cost_for_size(BLOOM_COST_UNKNOWN_BYTES);
 	filter_arg = (Node *) list_nth(args, 1 - value_argno);
+	column_bytes = bloom_column_filter_bytes(root, filter_arg);
+	if (column_bytes > BLOOM_COST_INLINE_BYTES)
+	{
+		chunks = Min(ceil(column_bytes / TOAST_MAX_CHUNK_SIZE), BLOOM_COST_TOAST_CHUNKS_MAX);
+		return bloom_call_cost_for_size(column_bytes) +
+			(2.0 + chunks) * random_page_cost / cpu_operator_cost;
+	}
 	if (!IsA(filter_arg, Const) || ((Const *) filter_arg)->constisnull ||
 		bloom_filter_kind(((Const *) filter_arg)->consttype) == BLOOM_KIND_NONE)
 		return bloom_call_cost_for_size(BLOOM_COST_UNKNOWN_BYTES);
@@ -111,7 +160,8 @@ bloom_contains_support(PG_FUNCTION_ARGS)
 
 		cost_request->startup = 0;
 		cost_request->per_tuple = cpu_operator_cost *
-			bloom_contains_call_cost(cost_request->funcid, cost_request->node);
+			bloom_contains_call_cost(cost_request->root, cost_request->funcid,
+									 cost_request->node);
 		PG_RETURN_POINTER(cost_request);
 	}
 	PG_RETURN_POINTER(NULL);
