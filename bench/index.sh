@@ -83,7 +83,7 @@ SELECT format('%s index %s ms, scan %s ms, ratio 1/%s (%s rows; the planner choo
 FROM bench_index_pair(format('SELECT count(*) FROM %I WHERE f @> 424242::int8', :'table'), :runs) \gset p_
 \echo :p_format
 SELECT format('%s index %s ms, scan %s ms, ratio 1/%s (%s rows; the planner chooses the %s)',
-	rpad(:'label' || ', 1%% of rows:', 40), round(index_ms::numeric, 2), round(scan_ms::numeric, 2),
+	rpad(:'label' || ', 1% of rows:', 40), round(index_ms::numeric, 2), round(scan_ms::numeric, 2),
 	round((scan_ms / index_ms)::numeric, 1), index_rows, planner_chose)
 FROM bench_index_pair(format('SELECT count(*) FROM %I WHERE f @> -1::int8', :'table'), :runs) \gset p_
 \echo :p_format

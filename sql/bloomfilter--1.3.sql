@@ -1454,7 +1454,9 @@ COMMENT ON FUNCTION bloom_contains_hashed(bloom, bloom_hashed) IS
 CREATE OPERATOR @> (
 	LEFTARG = bloom,
 	RIGHTARG = bloom_hashed,
-	FUNCTION = bloom_contains_hashed
+	FUNCTION = bloom_contains_hashed,
+	RESTRICT = pg_catalog.contsel,
+	JOIN = pg_catalog.contjoinsel
 );
 COMMENT ON OPERATOR @> (bloom, bloom_hashed) IS
 	'filter probably contains the value hashed by bloom_value: the operator bloom_slices indexes';
