@@ -390,7 +390,7 @@ DELETE FROM conc WHERE id % 97 = :r AND id < (SELECT max(id) FROM conc) - 500;
 \sleep 100 ms
 VACUUM conc;
 });
-my @pgbench = ('pgbench', '--no-vacuum', '-T', 6, '-h', $primary->host, '-p', $primary->port,
+my @pgbench = ('pgbench', '--no-vacuum', '-T', 12, '-h', $primary->host, '-p', $primary->port,
 	'-d', 'postgres');
 my %pgbench;
 my $bench_started = Time::HiRes::time();
@@ -412,6 +412,8 @@ is($cic_ret . $cic_err, '0', 'CREATE INDEX CONCURRENTLY while the writers write'
 my ($rx_ret, $rx_out, $rx_err) = $primary->psql('postgres', 'REINDEX INDEX CONCURRENTLY conc_f');
 is($rx_ret . $rx_err, '0', 'REINDEX INDEX CONCURRENTLY while the writers write');
 my $ddl_seconds = Time::HiRes::time() - $bench_started;
+# the builds overlapped the writers: these still run (pgbench -T 12)
+my $writers_running = $pgbench{writers}->pumpable;
 foreach my $role (qw(writers vacuum))
 {
 	$pgbench{$role}->finish;
@@ -421,12 +423,12 @@ foreach my $role (qw(writers vacuum))
 	my ($failed) = $log =~ /^number of failed transactions: ([0-9]+)/m;
 	my @errors   = $log =~ /^(.*(?:error|abort).*)$/mgi;
 	note("$role: exit $status, " . ($n // '?') . ' transactions');
-	ok( $status == 0 && !@errors && ($failed // 0) == 0 && ($n // 0) > ($role eq 'writers' ? 500 : 5),
+	ok( $status == 0 && !@errors && ($failed // 0) == 0 && ($n // 0) >= ($role eq 'writers' ? 500 : 1),
 		"pgbench $role: exit 0, no error, no failed transaction, " . ($n // 0) . ' transactions')
 	  or diag($log);
 }
-ok($ddl_seconds < 5.5,
-	sprintf('both concurrent builds ended while the writers wrote (%.1f s into their 6 s)', $ddl_seconds));
+ok($writers_running,
+	sprintf('both concurrent builds ended while the writers wrote (%.1f s into their 12 s)', $ddl_seconds));
 my $conc_meta = meta($primary, 'postgres', 'conc_f');
 note("conc_f after the run: groups|pending|grouped $conc_meta");
 is( $primary->safe_psql('postgres', q{

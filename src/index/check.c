@@ -150,17 +150,7 @@ bloom_check_pending(BloomCheckState *state, BlockNumber block)
 			}
 			else
 			{
-				if (chunked == NULL)
-				{
-					HASHCTL		control = {0};
-
-					control.keysize = sizeof(ItemPointerData);
-					control.entrysize = sizeof(BloomCheckRow);
-					control.hcxt = CurrentMemoryContext;
-					chunked = hash_create("bloom_index_check chunked rows", 64, &control,
-										  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-				}
-				row = hash_search(chunked, &tuple->tid, HASH_ENTER, &seen);
+				row = bloom_index_chunked_row(&chunked, sizeof(BloomCheckRow), &tuple->tid, &seen);
 			}
 			if (!seen)
 			{

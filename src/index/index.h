@@ -199,6 +199,8 @@ extern void bloom_index_check_group(Relation index, BlockNumber block,
 extern BloomGroupHeader *bloom_index_read_group(Relation index, BlockNumber block,
 												BlockNumber *next);
 extern void bloom_index_check_tid(Relation index, BlockNumber block, ItemPointer tid);
+extern void *bloom_index_chunked_row(struct HTAB **rows, Size entry_size, ItemPointer tid,
+									 bool *seen);
 extern uint32 bloom_index_group_rows(uint64 m);
 extern uint32 bloom_index_new_group_rows(uint64 m, uint32 grouped);
 extern uint32 bloom_index_slices_per_page(uint32 rows_max);

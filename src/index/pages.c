@@ -10,6 +10,7 @@
 
 #include "access/htup_details.h"
 #include "storage/indexfsm.h"
+#include "utils/hsearch.h"
 #include "storage/lmgr.h"
 #include "utils/rel.h"
 
@@ -252,4 +253,26 @@ bloom_index_check_tid(Relation index, BlockNumber block, ItemPointer tid)
 					   RelationGetRelationName(index), ItemPointerGetBlockNumberNoCheck(tid),
 					   offset, block),
 				errhint("Please REINDEX it."));
+}
+
+/*
+ * The entry of a pending row of several chunks in rows, a table keyed by
+ * heap TID (created at the first such row) of entry_size bytes each: a
+ * row's chunks need not be next to each other in the chain.  *seen says
+ * whether it was there.
+ */
+void *
+bloom_index_chunked_row(HTAB **rows, Size entry_size, ItemPointer tid, bool *seen)
+{
+	if (*rows == NULL)
+	{
+		HASHCTL		control = {0};
+
+		control.keysize = sizeof(ItemPointerData);
+		control.entrysize = entry_size;
+		control.hcxt = CurrentMemoryContext;
+		*rows = hash_create("bloom_slices chunked rows", 64, &control,
+							HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	return hash_search(*rows, tid, HASH_ENTER, seen);
 }

@@ -229,17 +229,7 @@ bloom_scan_pending(IndexScanDesc scan, BloomScanState *state, BlockNumber block,
 				BloomChunkedRow *row;
 				bool		seen;
 
-				if (chunked == NULL)
-				{
-					HASHCTL		control = {0};
-
-					control.keysize = sizeof(ItemPointerData);
-					control.entrysize = sizeof(BloomChunkedRow);
-					control.hcxt = CurrentMemoryContext;
-					chunked = hash_create("bloom_slices chunked rows", 64, &control,
-										  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-				}
-				row = hash_search(chunked, &tuple->tid, HASH_ENTER, &seen);
+				row = bloom_index_chunked_row(&chunked, sizeof(BloomChunkedRow), &tuple->tid, &seen);
 				if (!seen)
 				{
 					row->match = true;

@@ -486,17 +486,7 @@ bloom_index_flush_shape(Relation index, Buffer meta_buffer, uint32 entry)
 			}
 			else
 			{
-				if (chunked == NULL)
-				{
-					HASHCTL		control = {0};
-
-					control.keysize = sizeof(ItemPointerData);
-					control.entrysize = sizeof(BloomFlushRow);
-					control.hcxt = CurrentMemoryContext;
-					chunked = hash_create("bloom_slices flush rows", 64, &control,
-										  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-				}
-				row = hash_search(chunked, &tuple->tid, HASH_ENTER, &seen);
+				row = bloom_index_chunked_row(&chunked, sizeof(BloomFlushRow), &tuple->tid, &seen);
 			}
 			if (!seen)
 			{
