@@ -76,7 +76,8 @@ sub sql_seed
 # wal_level = replica (allows_streaming): what crash recovery and the
 # standby replay.  Autovacuum stays off the tables (autovacuum_enabled), so
 # that a run repeats and VACUUM happens where the test says.
-my $primary = bloom_node('primary', allows_streaming => 1, conf => { log_statement => 'none' });
+my $primary = bloom_node('primary', allows_streaming => 1, no_checksums => 1,
+	conf => { log_statement => 'none' });
 $primary->safe_psql('postgres', slurp_file(bloom_root() . '/t/index.sql'));
 is( $primary->safe_psql('postgres', 'SHOW wal_level') . ' '
 	  . $primary->safe_psql('postgres', 'SHOW data_checksums'),

@@ -68,18 +68,24 @@ sub bloom_root
 my @nodes;
 
 # bloom_node(NAME, [inst => DESTDIR], [allows_streaming => 1 | 'logical'],
-#            [conf => { name => value, ... }], [start => 0])
+#            [conf => { name => value, ... }], [start => 0], [no_checksums => 1])
 # A new server, initialized (UTF8, C.UTF-8) and started.  inst overrides
 # $BLOOM_INST; conf is appended to postgresql.conf last.  With
 # allows_streaming, the framework's small shared_buffers and max_connections
-# are set back to initdb's defaults.
+# are set back to initdb's defaults.  no_checksums: without data checksums
+# on 18 and later too, where initdb turns them on (a test of damaged pages
+# wants its own checks to fire, not the checksum's).
 sub bloom_node
 {
 	my ($name, %opts) = @_;
 	my $node = PostgreSQL::Test::Cluster->new($name);
+	my @initdb = ('-E', 'UTF8', '--locale=C.UTF-8');
+	# 18's initdb turns data checksums on unless told otherwise
+	push @initdb, '--no-data-checksums'
+	  if $opts{no_checksums} && $node->pg_version >= 18;
 	$node->init(
 		allows_streaming => $opts{allows_streaming} // 0,
-		extra => [ '-E', 'UTF8', '--locale=C.UTF-8' ]);
+		extra => \@initdb);
 	my @conf;
 	push @conf, "shared_buffers = 128MB", "max_connections = 100"
 	  if $opts{allows_streaming};

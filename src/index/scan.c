@@ -277,13 +277,9 @@ bloom_scan_and_slice(Relation index, const BloomGroupHeader *group, uint64 posit
 							  BLOOM_PAGE_SLICES);
 	slice = (const uint8 *) PageGetContents(BufferGetPage(buffer)) +
 		(size_t) within * group->slice_bytes;
+	/* little-endian words, as the slices are written: bit r of word w is row 64 w + r */
 	for (uint32 w = 0; w < group->slice_bytes / 8; w++)
-	{
-		uint64		word;
-
-		memcpy(&word, slice + (size_t) w * 8, 8);
-		candidates[w] &= word;
-	}
+		candidates[w] &= bf_load_le64(slice + (size_t) w * 8);
 	UnlockReleaseBuffer(buffer);
 }
 
