@@ -115,25 +115,15 @@ bloom_check_pending(BloomCheckState *state, BlockNumber block)
 			BloomIndexShape shape = {0};
 			BloomCheckRow *row;
 			BloomCheckRow single;
+			const char *problem;
 			bool		seen;
 
 			if (!ItemIdIsNormal(item))
 				continue;
 			tuple = (BloomPendingTuple *) PageGetItem(page, item);
-			if (ItemIdGetLength(item) < BLOOM_PENDING_HEADER ||
-				ItemIdGetLength(item) != BLOOM_PENDING_HEADER + tuple->length)
-				bloom_check_fail(index, block, "A pending tuple's length disagrees with its item's.");
-			if (tuple->m < 1 || tuple->m > BLOOM_M_MAX || tuple->k < BLOOM_K_MIN ||
-				tuple->k > BLOOM_K_MAX || tuple->hash_scheme < 1 ||
-				tuple->hash_scheme > BLOOM_HASH_SCHEME_MAX || tuple->read_utf8 > 1 ||
-				tuple->last > 1 || !ItemPointerIsValid(&tuple->tid))
-				bloom_check_fail(index, block, "A pending tuple has an invalid shape or TID.");
-			bloom_index_check_tid(index, block, &tuple->tid);
-			if ((uint64) tuple->offset + tuple->length > bloom_payload_bytes(tuple->m) ||
-				tuple->length == 0 ||
-				tuple->offset != (uint64) tuple->chunk * BLOOM_PENDING_CHUNK ||
-				(tuple->last && (uint64) tuple->offset + tuple->length != bloom_payload_bytes(tuple->m)))
-				bloom_check_fail(index, block, "A pending tuple's chunk is out of place.");
+			problem = bloom_index_pending_problem(item, tuple);
+			if (problem != NULL)
+				bloom_check_fail(index, block, problem);
 			shape.m = tuple->m;
 			shape.hash_scheme = tuple->hash_scheme;
 			shape.k = tuple->k;

@@ -199,6 +199,9 @@ extern void bloom_index_check_group(Relation index, BlockNumber block,
 extern BloomGroupHeader *bloom_index_read_group(Relation index, BlockNumber block,
 												BlockNumber *next);
 extern void bloom_index_check_tid(Relation index, BlockNumber block, ItemPointer tid);
+extern const char *bloom_index_pending_problem(ItemId item, const BloomPendingTuple *tuple);
+extern void bloom_index_pending_corrupted(Relation index, BlockNumber block, OffsetNumber offset,
+										  const char *problem);
 extern void *bloom_index_chunked_row(struct HTAB **rows, Size entry_size, ItemPointer tid,
 									 bool *seen);
 extern uint32 bloom_index_group_rows(uint64 m);

@@ -226,10 +226,18 @@ bloom_index_read_group(Relation index, BlockNumber block, BlockNumber *next)
 {
 	Buffer		buffer = bloom_index_read(index, block, BUFFER_LOCK_SHARE, BLOOM_PAGE_GROUP);
 	Page		page = BufferGetPage(buffer);
-	BloomGroupHeader *header = palloc(BLOOM_INDEX_PAGE_BYTES);
+	BloomGroupHeader *contents = BloomIndexPageGroup(page);
+	uint32		listed = Min(contents->slice_pages,
+							 (BLOOM_INDEX_PAGE_BYTES - offsetof(BloomGroupHeader, slice_page)) /
+							 sizeof(BlockNumber));
+	Size		size = offsetof(BloomGroupHeader, slice_page) + listed * sizeof(BlockNumber);
+	BloomGroupHeader *header = palloc(size);
 
-	/* the whole contents' room: checked once copied, so no lock is held on an ERROR */
-	memcpy(header, BloomIndexPageGroup(page), BLOOM_INDEX_PAGE_BYTES);
+	/*
+	 * The header and the slice pages it lists, no more than the page holds:
+	 * checked once copied, so that no lock is held on an ERROR.
+	 */
+	memcpy(header, contents, size);
 	if (next != NULL)
 		*next = BloomIndexPageOpaque(page)->next;
 	UnlockReleaseBuffer(buffer);
@@ -275,4 +283,43 @@ bloom_index_chunked_row(HTAB **rows, Size entry_size, ItemPointer tid, bool *see
 							HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	}
 	return hash_search(*rows, tid, HASH_ENTER, seen);
+}
+
+/*
+ * What is wrong with a pending tuple (item is its line pointer), or NULL:
+ * the rules every reader of the pending chain checks before using one.
+ */
+const char *
+bloom_index_pending_problem(ItemId item, const BloomPendingTuple *tuple)
+{
+	OffsetNumber heap_offset;
+
+	if (ItemIdGetLength(item) < BLOOM_PENDING_HEADER ||
+		ItemIdGetLength(item) != BLOOM_PENDING_HEADER + tuple->length)
+		return "A pending tuple's length disagrees with its item's.";
+	heap_offset = ItemPointerGetOffsetNumberNoCheck(&tuple->tid);
+	if (tuple->m < 1 || tuple->m > BLOOM_M_MAX || tuple->k < BLOOM_K_MIN ||
+		tuple->k > BLOOM_K_MAX || tuple->hash_scheme < 1 ||
+		tuple->hash_scheme > BLOOM_HASH_SCHEME_MAX || tuple->read_utf8 > 1 ||
+		tuple->last > 1 || heap_offset < FirstOffsetNumber || heap_offset > MaxHeapTuplesPerPage)
+		return "A pending tuple has an invalid shape or heap TID.";
+	if ((uint64) tuple->offset + tuple->length > bloom_payload_bytes(tuple->m) ||
+		tuple->length == 0 ||
+		tuple->offset != (uint64) tuple->chunk * BLOOM_PENDING_CHUNK ||
+		(tuple->last && (uint64) tuple->offset + tuple->length != bloom_payload_bytes(tuple->m)))
+		return "A pending tuple's chunk is out of place.";
+	return NULL;
+}
+
+/* Refuse a damaged pending tuple: ERROR XX002 (the caller holds no lock). */
+void
+bloom_index_pending_corrupted(Relation index, BlockNumber block, OffsetNumber offset,
+							  const char *problem)
+{
+	ereport(ERROR,
+			errcode(ERRCODE_INDEX_CORRUPTED),
+			errmsg("index \"%s\" has a corrupted pending tuple at block %u, item %u",
+				   RelationGetRelationName(index), block, offset),
+			errdetail_internal("%s", problem),
+			errhint("Please REINDEX it."));
 }

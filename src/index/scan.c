@@ -185,31 +185,18 @@ bloom_scan_pending(IndexScanDesc scan, BloomScanState *state, BlockNumber block,
 		{
 			ItemId		item = PageGetItemId(page, off);
 			BloomPendingTuple *tuple;
+			const char *problem;
 			bool		unknown = false;
 			bool		match;
 
 			if (!ItemIdIsNormal(item))
 				continue;
 			tuple = (BloomPendingTuple *) PageGetItem(page, item);
-			if (ItemIdGetLength(item) < BLOOM_PENDING_HEADER ||
-				ItemIdGetLength(item) < BLOOM_PENDING_HEADER + tuple->length ||
-				tuple->m == 0 || tuple->k == 0 || tuple->k > BLOOM_K_MAX ||
-				(uint64) tuple->offset + tuple->length > bloom_payload_bytes(tuple->m))
+			problem = bloom_index_pending_problem(item, tuple);
+			if (unlikely(problem != NULL))
 			{
 				UnlockReleaseBuffer(buffer);
-				ereport(ERROR,
-						errcode(ERRCODE_INDEX_CORRUPTED),
-						errmsg("index \"%s\" has a corrupted pending tuple at block %u, item %u",
-							   RelationGetRelationName(index), block, off),
-						errhint("Please REINDEX it."));
-			}
-			if (ItemPointerGetOffsetNumberNoCheck(&tuple->tid) < FirstOffsetNumber ||
-				ItemPointerGetOffsetNumberNoCheck(&tuple->tid) > MaxHeapTuplesPerPage)
-			{
-				ItemPointerData tid = tuple->tid;
-
-				UnlockReleaseBuffer(buffer);
-				bloom_index_check_tid(index, block, &tid);
+				bloom_index_pending_corrupted(index, block, off, problem);
 			}
 			match = bloom_scan_tuple(state, tuple, &unknown);
 

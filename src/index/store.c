@@ -466,18 +466,16 @@ bloom_index_flush_shape(Relation index, Buffer meta_buffer, uint32 entry)
 			tuple->read_utf8, 0, 0};
 			BloomFlushRow *row;
 			BloomFlushRow single;
+			const char *problem;
 			bool		seen;
 
 			if (!ItemIdIsNormal(item) || !bloom_index_shapes_equal(&tuple_shape, &shape))
 				continue;
-			if ((uint64) tuple->offset + tuple->length > payload)
+			problem = bloom_index_pending_problem(item, tuple);
+			if (problem != NULL)
 			{
 				UnlockReleaseBuffer(buffer);
-				ereport(ERROR,
-						errcode(ERRCODE_INDEX_CORRUPTED),
-						errmsg("index \"%s\" has a corrupted pending tuple at block %u",
-							   RelationGetRelationName(index), block),
-						errhint("Please REINDEX it."));
+				bloom_index_pending_corrupted(index, block, off, problem);
 			}
 			if (tuple->chunk == 0 && tuple->last)
 			{
