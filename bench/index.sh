@@ -10,9 +10,13 @@
 # index is built, and
 #
 #   - its size against the filters' bytes (sum of pg_column_size);
-#   - a lookup of a value in one filter, and of -1 (1% of the rows), each
-#     timed through the index and through a sequential scan, interleaved,
-#     BENCH_INDEX_RUNS (default 7) times: the medians and their ratio;
+#   - a lookup of a value in no filter (about 0.2% of the filters hold it
+#     falsely), and of -1 (1% of the rows), each timed through the index
+#     and through a sequential scan, interleaved, BENCH_INDEX_RUNS (default
+#     7) times: the medians and their ratio.  The index is timed repeated
+#     (the same lookup twice in a row: its pages and the rows it finds are
+#     in the CPU's caches), right after a scan (which flushes them), and for
+#     a value no run asked before (whose rows may not be in shared buffers);
 #   - single-row inserts into the indexed table (pgbench, one client,
 #     BENCH_INDEX_SECONDS, default 10): rows a second, pending rows and
 #     flushes into groups included.
@@ -32,21 +36,29 @@ trap 'rm -rf "$work"' EXIT
 "${psql[@]}" <<'EOF'
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS bloomfilter;
--- the median of runs timings (ms) of query, through the index and through
--- a sequential scan, interleaved, and which of the two the planner chooses
-DROP FUNCTION IF EXISTS bench_index_pair(text, int);
-CREATE FUNCTION bench_index_pair(query text, runs int,
-	OUT index_ms float8, OUT scan_ms float8, OUT index_rows bigint, OUT scan_rows bigint,
-	OUT planner_chose text)
+-- the median of runs timings (ms) of query (a format with one %s for a
+-- value), through the index and through a sequential scan, interleaved, and
+-- which of the two the planner chooses.  Each run times the index three
+-- times: with value right after a scan (the scan has flushed the CPU's
+-- caches, not shared buffers), with value at once again (the lookup
+-- repeated), and with a value no run asked before (fresh + r: its rows are
+-- other heap pages, which may not be in shared buffers).
+DROP FUNCTION IF EXISTS bench_index_pair(text, int8, int8, int);
+CREATE FUNCTION bench_index_pair(query text, value int8, fresh int8, runs int,
+	OUT index_ms float8, OUT after_scan_ms float8, OUT fresh_ms float8, OUT scan_ms float8,
+	OUT index_rows bigint, OUT scan_rows bigint, OUT planner_chose text)
 LANGUAGE plpgsql AS $$
 DECLARE
 	t timestamptz;
 	by_index float8[] := '{}';
+	after_scan float8[] := '{}';
+	by_fresh float8[] := '{}';
 	by_scan float8[] := '{}';
 	plan text := '';
 	line text;
+	fresh_rows bigint;
 BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || format(query, value) LOOP
 		plan := plan || line || ' ';
 	END LOOP;
 	planner_chose := CASE WHEN plan LIKE '%Bitmap Index Scan%' THEN 'index' ELSE 'scan' END;
@@ -54,19 +66,27 @@ BEGIN
 		PERFORM set_config('enable_bitmapscan', 'on', true);
 		PERFORM set_config('enable_seqscan', 'off', true);
 		t := clock_timestamp();
-		EXECUTE query INTO index_rows;
+		EXECUTE format(query, value) INTO index_rows;
+		after_scan := after_scan || extract(epoch FROM clock_timestamp() - t) * 1000;
+		t := clock_timestamp();
+		EXECUTE format(query, value) INTO index_rows;
 		by_index := by_index || extract(epoch FROM clock_timestamp() - t) * 1000;
+		t := clock_timestamp();
+		EXECUTE format(query, fresh + r) INTO fresh_rows;
+		by_fresh := by_fresh || extract(epoch FROM clock_timestamp() - t) * 1000;
 		PERFORM set_config('enable_bitmapscan', 'off', true);
 		PERFORM set_config('enable_seqscan', 'on', true);
 		t := clock_timestamp();
-		EXECUTE query INTO scan_rows;
+		EXECUTE format(query, value) INTO scan_rows;
 		by_scan := by_scan || extract(epoch FROM clock_timestamp() - t) * 1000;
 	END LOOP;
 	PERFORM set_config('enable_bitmapscan', 'on', true);
 	IF index_rows <> scan_rows THEN
-		RAISE EXCEPTION 'index and scan differ for %: % and % rows', query, index_rows, scan_rows;
+		RAISE EXCEPTION 'index and scan differ for %: % and % rows', format(query, value), index_rows, scan_rows;
 	END IF;
 	SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) INTO index_ms FROM unnest(by_index) AS x;
+	SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) INTO after_scan_ms FROM unnest(after_scan) AS x;
+	SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) INTO fresh_ms FROM unnest(by_fresh) AS x;
 	SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) INTO scan_ms FROM unnest(by_scan) AS x;
 END
 $$;
@@ -77,15 +97,18 @@ ms() { date +%s%3N; }
 lookups() {
 	local table=$1 label=$2
 	"${psql[@]}" -v table="$table" -v label="$label" -v runs="$runs" <<'EOF'
-SELECT format('%s index %s ms, scan %s ms, ratio 1/%s (%s rows; the planner chooses the %s)',
-	rpad(:'label' || ', one filter:', 40), round(index_ms::numeric, 2), round(scan_ms::numeric, 2),
-	round((scan_ms / index_ms)::numeric), index_rows, planner_chose)
-FROM bench_index_pair(format('SELECT count(*) FROM %I WHERE f @> 424242::int8', :'table'), :runs) \gset p_
+SELECT format(E'%s index %s ms, scan %s ms: 1/%s (%s rows; the planner chooses the %s)\n%s right after a scan %s ms: 1/%s; a value not asked before %s ms: 1/%s',
+	rpad(:'label' || ', a value in no filter:', 40), round(index_ms::numeric, 2), round(scan_ms::numeric, 2),
+	round((scan_ms / index_ms)::numeric), index_rows, planner_chose,
+	rpad('', 40), round(after_scan_ms::numeric, 2), round((scan_ms / after_scan_ms)::numeric),
+	round(fresh_ms::numeric, 2), round((scan_ms / fresh_ms)::numeric))
+FROM bench_index_pair(format('SELECT count(*) FROM %I WHERE f @> %%s::int8', :'table'), 424242, 525252, :runs) \gset p_
 \echo :p_format
-SELECT format('%s index %s ms, scan %s ms, ratio 1/%s (%s rows; the planner chooses the %s)',
+SELECT format(E'%s index %s ms, scan %s ms: 1/%s (%s rows; the planner chooses the %s)\n%s right after a scan %s ms: 1/%s',
 	rpad(:'label' || ', 1% of rows:', 40), round(index_ms::numeric, 2), round(scan_ms::numeric, 2),
-	round((scan_ms / index_ms)::numeric, 1), index_rows, planner_chose)
-FROM bench_index_pair(format('SELECT count(*) FROM %I WHERE f @> -1::int8', :'table'), :runs) \gset p_
+	round((scan_ms / index_ms)::numeric, 1), index_rows, planner_chose,
+	rpad('', 40), round(after_scan_ms::numeric, 2), round((scan_ms / after_scan_ms)::numeric, 1))
+FROM bench_index_pair(format('SELECT count(*) FROM %I WHERE f @> %%s::int8', :'table'), -1, -1000, :runs) \gset p_
 \echo :p_format
 EOF
 }

@@ -72,6 +72,7 @@ typedef struct BloomBuildShape
 	uint32		grouped;		/* rows written into groups */
 	ItemPointerData *tids;
 	uint8	  **row_bits;
+	MemoryContext bits_context; /* the rows' bits, without power-of-two rounding */
 } BloomBuildShape;
 
 typedef struct BloomBuildState
@@ -94,8 +95,7 @@ bloom_index_build_group(BloomBuildState *build, BloomBuildShape *shape)
 	bloom_index_write_group(build->index, meta_buffer, &shape->shape, shape->rows_max,
 							shape->rows, shape->tids, shape->row_bits);
 	UnlockReleaseBuffer(meta_buffer);
-	for (uint32 r = 0; r < shape->rows; r++)
-		pfree(shape->row_bits[r]);
+	MemoryContextReset(shape->bits_context);
 	build->held -= (Size) shape->rows * bloom_payload_bytes(shape->shape.m);
 	shape->grouped += shape->rows;
 	shape->rows = 0;
@@ -129,13 +129,16 @@ bloom_index_build_callback(Relation index, ItemPointer tid, Datum *values, bool 
 		{
 			held = &build->shape[build->shapes++];
 			held->shape = shape;
-			held->rows_max = rows_max;
+			held->rows_max = rows_max = bloom_index_build_group_rows(shape.m, build->held_max);
 			held->rows = 0;
 			held->grouped = 0;
 			held->tids = MemoryContextAlloc(build->shapes_context,
 											rows_max * sizeof(ItemPointerData));
 			held->row_bits = MemoryContextAlloc(build->shapes_context,
 												rows_max * sizeof(uint8 *));
+			held->bits_context = GenerationContextCreate(build->shapes_context,
+														 "bloom_slices build rows",
+														 ALLOCSET_DEFAULT_SIZES);
 		}
 		if (held != NULL && held->rows == 0 && build->held + view.nbytes > build->held_max)
 			held = NULL;
@@ -143,7 +146,7 @@ bloom_index_build_callback(Relation index, ItemPointer tid, Datum *values, bool 
 	if (held != NULL)
 	{
 		held->tids[held->rows] = *tid;
-		held->row_bits[held->rows] = MemoryContextAlloc(build->shapes_context, view.nbytes);
+		held->row_bits[held->rows] = MemoryContextAlloc(held->bits_context, view.nbytes);
 		memcpy(held->row_bits[held->rows], view.bits, view.nbytes);
 		held->rows++;
 		build->held += view.nbytes;
@@ -230,8 +233,8 @@ bloom_index_build(Relation heap, Relation index, IndexInfo *index_info)
 			uint32		rows_max = held->rows_max;
 			uint32		rows;
 
-			while (rows_max > BLOOM_INDEX_GROUP_MIN && rows_max > held->rows - done)
-				rows_max /= 2;
+			rows_max = Max(bloom_index_filling_rows(Min(rows_max, held->rows - done)),
+						   BLOOM_INDEX_GROUP_MIN);
 			rows = Min(rows_max, held->rows - done);
 
 			if (rows >= Min(BLOOM_INDEX_FLUSH_ROWS, held->rows_max))

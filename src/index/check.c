@@ -188,7 +188,7 @@ bloom_check_group(BloomCheckState *state, BlockNumber block, const BloomGroupHea
 		uint64		end = Min(group->shape.m, first + group->slices_per_page);
 
 		CHECK_FOR_INTERRUPTS();
-		buffer = bloom_index_read(index, group->slice_page[i], BUFFER_LOCK_SHARE, BLOOM_PAGE_SLICES);
+		buffer = bloom_index_read(index, group->slice_first + i, BUFFER_LOCK_SHARE, BLOOM_PAGE_SLICES);
 		slices = (const uint8 *) PageGetContents(BufferGetPage(buffer));
 		for (uint64 p = first; p < end; p++)
 		{
@@ -219,7 +219,7 @@ bloom_check_group(BloomCheckState *state, BlockNumber block, const BloomGroupHea
 	}
 	for (uint32 t = 0; t < group->tid_pages; t++)
 	{
-		Buffer		buffer = bloom_index_read(index, group->tid_page[t], BUFFER_LOCK_SHARE,
+		Buffer		buffer = bloom_index_read(index, group->tid_first + t, BUFFER_LOCK_SHARE,
 											  BLOOM_PAGE_TIDS);
 		const ItemPointerData *tids = (const ItemPointerData *)
 			PageGetContents(BufferGetPage(buffer));
@@ -232,7 +232,7 @@ bloom_check_group(BloomCheckState *state, BlockNumber block, const BloomGroupHea
 			/* past the rows: what a flush cut short left, as above */
 			if (!ItemPointerIsValid(&tid) || r >= group->rows)
 				continue;
-			bloom_index_check_tid(index, group->tid_page[t], &tid);
+			bloom_index_check_tid(index, group->tid_first + t, &tid);
 			if (rows)
 				bloom_check_remember(state, block, &tid,
 									 bloom_check_row_hash(&group->shape, rows + (size_t) r * payload,

@@ -26,15 +26,26 @@
  * costs a page write per slice page for 256 rows.  VACUUM flushes too.
  * The build writes full groups and leaves the rest to the flush.
  *
- * G is a power of two from 64 to 8,192: the larger G, the fewer pages a
- * lookup reads (k per group), and the more an open group leaves unused.  A
- * shape's first group has 256 rows, and each new one a quarter of the rows
- * the shape has in groups, up to the largest G whose slice pages a group
- * header can list (BLOOM_INDEX_SLICE_PAGES_MAX): 8,192 rows of 1.2 kB
- * filters (capacity 1,000 at 1%), 1,024 of 12 kB ones.  So the space left
- * unused in open groups is at most about a quarter of the index.  Filters
- * of more than 2^19 bits (64 kB) stay pending: so few of them fit a table
- * that testing each is cheap enough.
+ * G is a multiple of 64 up to 65,280, and fills the slice pages: a page
+ * holds s slices of 64 * floor(1,020 / s) bits (BLOOM_INDEX_PAGE_WORDS is
+ * 1,020 words of 64 bits), so a page wastes at most s / 1,020 of itself.
+ * The larger G, the fewer pages a lookup reads (a header and k slice pages
+ * per group, whatever G is) and the more pages a flush writes (every slice
+ * page of the group, for 256 rows).  So the build, which writes each page
+ * once, makes groups of the largest G whose rows fit maintenance_work_mem
+ * (32,640 rows of 1.2 kB filters at the default 64 MB: a lookup at
+ * 1,000,000 such filters reads 32 headers and 224 slice pages), and the
+ * flush makes open groups that grow: a shape's first has 256 rows, and each
+ * new one a quarter of the rows the shape has in groups, up to about 8,192
+ * rows and at most BLOOM_INDEX_SLICE_PAGES_MAX slice pages (8,128 rows of
+ * 1.2 kB filters, 1,024 of 12 kB ones).  So the space left unused in open
+ * groups is at most about a quarter of the index.  Filters of more than
+ * 2^19 bits (64 kB) stay pending: so few of them fit a table that testing
+ * each is cheap enough.
+ *
+ * A group's slice pages, then its TID pages, are consecutive blocks,
+ * written while the relation extension lock is held: its header names the
+ * first of each.
 
  * Pages (all with the special space BloomIndexOpaque, whose page_id and
  * type a reader checks before anything else; a mismatch is ERROR XX002):
@@ -43,9 +54,9 @@
  *                  rows pending per shape (BloomIndexMeta)
  *     PENDING      pending tuples (BloomPendingTuple), linked by next
  *     GROUP        a group's header (BloomGroupHeader): its shape, rows, and
- *                  the block numbers of its TID pages and slice pages;
+ *                  the first blocks of its slice pages and TID pages;
  *                  groups are linked by next, newest first
- *     TIDS         up to 1,024 heap TIDs of a group's rows, in row order;
+ *     TIDS         up to 1,360 heap TIDs of a group's rows, in row order;
  *                  an invalid TID is a row VACUUM removed
  *     SLICES       slices_per_page slices of G/8 bytes, position order
  *
@@ -83,7 +94,7 @@
 #include "core/format.h"
 
 #define BLOOM_INDEX_MAGIC 0x424C5349	/* "BLSI" */
-#define BLOOM_INDEX_VERSION 1
+#define BLOOM_INDEX_VERSION 2
 #define BLOOM_INDEX_PAGE_ID 0xB15C
 
 #define BLOOM_INDEX_METAPAGE 0
@@ -145,8 +156,10 @@ typedef struct BloomIndexMeta
 #define BloomIndexPageMeta(page) ((BloomIndexMeta *) PageGetContents(page))
 
 /* TIDs per TIDS page; the sizes of a group (index.h's head) */
-#define BLOOM_INDEX_TIDS_PER_PAGE 1024
-#define BLOOM_INDEX_GROUP_MAX 8192
+#define BLOOM_INDEX_TIDS_PER_PAGE ((uint32) (BLOOM_INDEX_PAGE_BYTES / sizeof(ItemPointerData)))
+#define BLOOM_INDEX_PAGE_WORDS (BLOOM_INDEX_PAGE_BYTES / 8)
+#define BLOOM_INDEX_GROUP_MAX (64 * BLOOM_INDEX_PAGE_WORDS)
+#define BLOOM_INDEX_OPEN_MAX 8192
 #define BLOOM_INDEX_GROUP_FIRST 256
 #define BLOOM_INDEX_GROUP_MIN 64
 #define BLOOM_INDEX_SLICE_PAGES_MAX 2000
@@ -162,8 +175,8 @@ typedef struct BloomGroupHeader
 	uint32		slices_per_page;
 	uint32		tid_pages;
 	uint32		slice_pages;
-	BlockNumber tid_page[BLOOM_INDEX_GROUP_MAX / BLOOM_INDEX_TIDS_PER_PAGE];
-	BlockNumber slice_page[FLEXIBLE_ARRAY_MEMBER];
+	BlockNumber slice_first;	/* slice pages: slice_first + i */
+	BlockNumber tid_first;		/* TID pages: tid_first + t */
 } BloomGroupHeader;
 
 #define BloomIndexPageGroup(page) ((BloomGroupHeader *) PageGetContents(page))
@@ -192,7 +205,7 @@ typedef struct BloomPendingTuple
 /* pages.c */
 extern void bloom_index_page_init(Page page, uint16 type);
 extern Buffer bloom_index_read(Relation index, BlockNumber block, int lockmode, uint16 type);
-extern Buffer bloom_index_new_buffer(Relation index);
+extern Buffer bloom_index_new_buffer(Relation index, bool extension_locked);
 extern BloomIndexMeta *bloom_index_meta_checked(Relation index, Page page);
 extern void bloom_index_check_group(Relation index, BlockNumber block,
 									const BloomGroupHeader *group);
@@ -204,7 +217,9 @@ extern void bloom_index_pending_corrupted(Relation index, BlockNumber block, Off
 										  const char *problem);
 extern void *bloom_index_chunked_row(struct HTAB **rows, Size entry_size, ItemPointer tid,
 									 bool *seen);
+extern uint32 bloom_index_filling_rows(uint32 rows);
 extern uint32 bloom_index_group_rows(uint64 m);
+extern uint32 bloom_index_build_group_rows(uint64 m, Size budget);
 extern uint32 bloom_index_new_group_rows(uint64 m, uint32 grouped);
 extern uint32 bloom_index_slices_per_page(uint32 rows_max);
 extern void bloom_index_shape_of(const BloomHeader *header, BloomIndexShape *shape);

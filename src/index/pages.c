@@ -126,14 +126,15 @@ bloom_index_meta_checked(Relation index, Page page)
 }
 
 /*
- * A new page at the end of the index, locked exclusively.  Pages are never
+ * A new page at the end of the index, locked exclusively; extension_locked:
+ * the caller holds the relation extension lock already.  Pages are never
  * freed, so the free space map is not asked.
  */
 Buffer
-bloom_index_new_buffer(Relation index)
+bloom_index_new_buffer(Relation index, bool extension_locked)
 {
 	Buffer		buffer;
-	bool		need_lock = !RELATION_IS_LOCAL(index);
+	bool		need_lock = !extension_locked && !RELATION_IS_LOCAL(index);
 
 	if (need_lock)
 		LockRelationForExtension(index, ExclusiveLock);
@@ -145,25 +146,67 @@ bloom_index_new_buffer(Relation index)
 }
 
 /*
- * The largest G for a shape of m bits: a power of two from
- * BLOOM_INDEX_GROUP_MIN to BLOOM_INDEX_GROUP_MAX whose slice pages a group
- * header can list; 0 when filters of m bits stay pending (index.h).
+ * The largest G that fills its slice pages (index.h: 64 * floor(words / s)
+ * rows, s slices a page) and is at most rows; 0 below 64.
+ */
+uint32
+bloom_index_filling_rows(uint32 rows)
+{
+	for (uint32 s = 1; s <= BLOOM_INDEX_PAGE_WORDS; s++)
+		if (64 * (BLOOM_INDEX_PAGE_WORDS / s) <= rows)
+			return 64 * (BLOOM_INDEX_PAGE_WORDS / s);
+	return 0;
+}
+
+static uint32
+bloom_index_slice_pages(uint64 m, uint32 rows_max)
+{
+	uint32		per_page = bloom_index_slices_per_page(rows_max);
+
+	return (uint32) ((m + per_page - 1) / per_page);
+}
+
+/*
+ * The largest G of an open group of a shape of m bits: about
+ * BLOOM_INDEX_OPEN_MAX rows, fewer when a flush would write more than
+ * BLOOM_INDEX_SLICE_PAGES_MAX slice pages; 0 when filters of m bits stay
+ * pending (index.h).
  */
 uint32
 bloom_index_group_rows(uint64 m)
 {
-	uint32		rows = BLOOM_INDEX_GROUP_MAX;
-
 	if (m == 0 || m > BLOOM_INDEX_SLICED_M_MAX)
 		return 0;
-	while (rows > BLOOM_INDEX_GROUP_MIN &&
-		   (m + bloom_index_slices_per_page(rows) - 1) / bloom_index_slices_per_page(rows) >
-		   BLOOM_INDEX_SLICE_PAGES_MAX)
-		rows /= 2;
-	return rows;
+	for (uint32 rows = BLOOM_INDEX_OPEN_MAX; rows > BLOOM_INDEX_GROUP_MIN; rows /= 2)
+		if (bloom_index_slice_pages(m, bloom_index_filling_rows(rows)) <= BLOOM_INDEX_SLICE_PAGES_MAX)
+			return bloom_index_filling_rows(rows);
+	return BLOOM_INDEX_GROUP_MIN;
 }
 
-/* G of a shape's next group, when grouped of its rows are in groups already. */
+/*
+ * G of the build's groups of a shape of m bits: the largest whose rows'
+ * bits fit budget bytes (maintenance_work_mem), and no less than an open
+ * group's.
+ */
+uint32
+bloom_index_build_group_rows(uint64 m, Size budget)
+{
+	uint32		open = bloom_index_group_rows(m);
+	Size		payload = bloom_payload_bytes(m);
+
+	for (uint32 s = 1; open > 0 && s <= BLOOM_INDEX_PAGE_WORDS; s++)
+	{
+		uint32		rows = 64 * (BLOOM_INDEX_PAGE_WORDS / s);
+
+		if (rows <= open)
+			break;
+		if ((Size) rows * payload <= budget)
+			return rows;
+	}
+	return open;
+}
+
+/* G of a shape's next open group, when grouped of its rows are in groups already. */
 uint32
 bloom_index_new_group_rows(uint64 m, uint32 grouped)
 {
@@ -172,7 +215,7 @@ bloom_index_new_group_rows(uint64 m, uint32 grouped)
 
 	while (rows * 2 <= grouped / 4 && rows * 2 <= largest)
 		rows *= 2;
-	return Min(rows, largest);
+	return bloom_index_filling_rows(Min(rows, largest));
 }
 
 uint32
@@ -205,14 +248,16 @@ bloom_index_check_group(Relation index, BlockNumber block, const BloomGroupHeade
 {
 	uint32		rows_max = group->rows_max;
 
-	if (rows_max < BLOOM_INDEX_GROUP_MIN || rows_max > bloom_index_group_rows(group->shape.m) ||
-		(rows_max & (rows_max - 1)) != 0 || group->rows > rows_max ||
+	if (rows_max < BLOOM_INDEX_GROUP_MIN || rows_max > BLOOM_INDEX_GROUP_MAX ||
+		rows_max % 64 != 0 || group->rows > rows_max ||
+		group->shape.m == 0 || group->shape.m > BLOOM_INDEX_SLICED_M_MAX ||
 		group->slice_bytes != rows_max / 8 || group->shape.k == 0 ||
 		group->slices_per_page != bloom_index_slices_per_page(rows_max) ||
-		group->slice_pages != (group->shape.m + group->slices_per_page - 1) / group->slices_per_page ||
+		group->slice_pages != bloom_index_slice_pages(group->shape.m, rows_max) ||
 		group->tid_pages != (rows_max + BLOOM_INDEX_TIDS_PER_PAGE - 1) / BLOOM_INDEX_TIDS_PER_PAGE ||
-		offsetof(BloomGroupHeader, slice_page) + group->slice_pages * sizeof(BlockNumber) >
-		BLOOM_INDEX_PAGE_BYTES)
+		group->slice_first == InvalidBlockNumber || group->tid_first == InvalidBlockNumber ||
+		group->slice_first > MaxBlockNumber - group->slice_pages ||
+		group->tid_first > MaxBlockNumber - group->tid_pages)
 		ereport(ERROR,
 				errcode(ERRCODE_INDEX_CORRUPTED),
 				errmsg("index \"%s\" has a corrupted group header at block %u",
@@ -226,18 +271,10 @@ bloom_index_read_group(Relation index, BlockNumber block, BlockNumber *next)
 {
 	Buffer		buffer = bloom_index_read(index, block, BUFFER_LOCK_SHARE, BLOOM_PAGE_GROUP);
 	Page		page = BufferGetPage(buffer);
-	BloomGroupHeader *contents = BloomIndexPageGroup(page);
-	uint32		listed = Min(contents->slice_pages,
-							 (BLOOM_INDEX_PAGE_BYTES - offsetof(BloomGroupHeader, slice_page)) /
-							 sizeof(BlockNumber));
-	Size		size = offsetof(BloomGroupHeader, slice_page) + listed * sizeof(BlockNumber);
-	BloomGroupHeader *header = palloc(size);
+	BloomGroupHeader *header = palloc(sizeof(BloomGroupHeader));
 
-	/*
-	 * The header and the slice pages it lists, no more than the page holds:
-	 * checked once copied, so that no lock is held on an ERROR.
-	 */
-	memcpy(header, contents, size);
+	/* checked once copied, so that no lock is held on an ERROR */
+	memcpy(header, BloomIndexPageGroup(page), sizeof(BloomGroupHeader));
 	if (next != NULL)
 		*next = BloomIndexPageOpaque(page)->next;
 	UnlockReleaseBuffer(buffer);

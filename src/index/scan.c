@@ -260,7 +260,7 @@ bloom_scan_and_slice(Relation index, const BloomGroupHeader *group, uint64 posit
 	Buffer		buffer;
 	const uint8 *slice;
 
-	buffer = bloom_index_read(index, group->slice_page[page_index], BUFFER_LOCK_SHARE,
+	buffer = bloom_index_read(index, group->slice_first + page_index, BUFFER_LOCK_SHARE,
 							  BLOOM_PAGE_SLICES);
 	slice = (const uint8 *) PageGetContents(BufferGetPage(buffer)) +
 		(size_t) within * group->slice_bytes;
@@ -330,7 +330,7 @@ bloom_scan_group(IndexScanDesc scan, BloomScanState *state, const BloomGroupHead
 				if (BufferIsValid(tid_buffer))
 					UnlockReleaseBuffer(tid_buffer);
 				tid_page = r / BLOOM_INDEX_TIDS_PER_PAGE;
-				tid_buffer = bloom_index_read(index, group->tid_page[tid_page], BUFFER_LOCK_SHARE,
+				tid_buffer = bloom_index_read(index, group->tid_first + tid_page, BUFFER_LOCK_SHARE,
 											  BLOOM_PAGE_TIDS);
 			}
 			tids = (const ItemPointerData *) PageGetContents(BufferGetPage(tid_buffer));
@@ -341,7 +341,7 @@ bloom_scan_group(IndexScanDesc scan, BloomScanState *state, const BloomGroupHead
 				if (ItemPointerGetOffsetNumberNoCheck(&tid) > MaxHeapTuplesPerPage)
 				{
 					UnlockReleaseBuffer(tid_buffer);
-					bloom_index_check_tid(index, group->tid_page[tid_page], &tid);
+					bloom_index_check_tid(index, group->tid_first + tid_page, &tid);
 				}
 				tbm_add_tuples(tbm, &tid, 1, recheck);
 				found++;

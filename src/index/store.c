@@ -10,6 +10,7 @@
 #include "types/types.h"
 
 #include "miscadmin.h"
+#include "storage/lmgr.h"
 #include "storage/bufpage.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
@@ -97,7 +98,7 @@ bloom_index_add_pending(Relation index, Buffer meta_buffer, ItemPointer tid,
 			opaque = BloomIndexPageOpaque(BufferGetPage(buffer));
 			if (opaque->next == InvalidBlockNumber)
 			{
-				new_buffer = bloom_index_new_buffer(index);
+				new_buffer = bloom_index_new_buffer(index, false);
 				break;
 			}
 			block = opaque->next;
@@ -143,12 +144,16 @@ bloom_index_add_pending(Relation index, Buffer meta_buffer, ItemPointer tid,
 	pfree(tuple);
 }
 
-/* A new page of type, written whole by fill, one WAL record; its block. */
+/*
+ * A new page of type at the index's end, written whole by fill, one WAL
+ * record; its block.  extension_locked: the caller holds the relation
+ * extension lock (a run of consecutive pages).
+ */
 static BlockNumber
-bloom_index_write_new_page(Relation index, uint16 type,
+bloom_index_write_new_page(Relation index, bool extension_locked, uint16 type,
 						   void (*fill) (Page page, void *arg), void *arg)
 {
-	Buffer		buffer = bloom_index_new_buffer(index);
+	Buffer		buffer = bloom_index_new_buffer(index, extension_locked);
 	GenericXLogState *state = GenericXLogStart(index);
 	Page		page = GenericXLogRegisterBuffer(state, buffer, GENERIC_XLOG_FULL_IMAGE);
 	BlockNumber block = BufferGetBlockNumber(buffer);
@@ -160,19 +165,75 @@ bloom_index_write_new_page(Relation index, uint16 type,
 	return block;
 }
 
-/* The slices of a page: positions [first, end) of the group's slices in memory. */
+/*
+ * The slices of rows rows, written as the group's columns column and on,
+ * a slice page at a time.  They are transposed (core/slices.c, a 64-by-64
+ * tile of bits at a time) for BLOOM_SLICE_WINDOW_PAGES pages at once, so
+ * that memory holds the rows and a window of slices, not the group's.
+ */
+#define BLOOM_SLICE_WINDOW_PAGES 64
+
 typedef struct BloomSliceFill
 {
-	const uint8 *slices;		/* bf_slice_rows's output, m slices */
-	uint32		slice_bytes;
+	uint8	  **row_bits;
+	const uint8 **shifted;		/* row_bits + window_first / 8 */
+	uint32		rows;
 	uint32		column;			/* the first row written */
-	uint64		first;
+	uint64		m;
+	uint32		slice_bytes;
+	uint32		slices_per_page;
+	uint8	   *window;			/* slices of positions [window_first, window_end) */
+	uint64		window_first;
+	uint64		window_end;
+	uint64		first;			/* the page's positions: [first, end) */
 	uint64		end;
 } BloomSliceFill;
 
+static void
+bloom_index_slices_init(BloomSliceFill *fill, uint64 m, uint32 slice_bytes, uint32 column,
+						uint32 rows, uint8 **row_bits)
+{
+	memset(fill, 0, sizeof(*fill));
+	fill->row_bits = row_bits;
+	fill->shifted = palloc(Max(rows, 1) * sizeof(uint8 *));
+	fill->rows = rows;
+	fill->column = column;
+	fill->m = m;
+	fill->slice_bytes = slice_bytes;
+	fill->slices_per_page = bloom_index_slices_per_page(slice_bytes * 8);
+	fill->window = palloc((Size) BLOOM_SLICE_WINDOW_PAGES * fill->slices_per_page * slice_bytes);
+}
+
+/* Aim fill at slice page i, transposing the window of pages it is in first. */
+static void
+bloom_index_slices_page(BloomSliceFill *fill, uint32 i)
+{
+	uint64		span = (uint64) BLOOM_SLICE_WINDOW_PAGES * fill->slices_per_page;
+
+	fill->first = (uint64) i * fill->slices_per_page;
+	fill->end = Min(fill->m, fill->first + fill->slices_per_page);
+	if (fill->first >= fill->window_first && fill->end <= fill->window_end)
+		return;
+	/* a multiple of 64 positions: each row's bits there start at a byte */
+	fill->window_first = (uint64) (i / BLOOM_SLICE_WINDOW_PAGES) * span;
+	fill->window_end = Min(fill->m, fill->window_first + span);
+	for (uint32 r = 0; r < fill->rows; r++)
+		fill->shifted[r] = fill->row_bits[r] + fill->window_first / 8;
+	memset(fill->window, 0, (fill->window_end - fill->window_first) * fill->slice_bytes);
+	bf_slice_rows(fill->shifted, fill->rows, fill->column, fill->window_end - fill->window_first,
+				  fill->window, fill->slice_bytes);
+}
+
+static void
+bloom_index_slices_free(BloomSliceFill *fill)
+{
+	pfree(fill->shifted);
+	pfree(fill->window);
+}
+
 /*
- * Write the page's share of the slices in memory into it, from the first
- * row written on: what a flush cut short by a crash left there goes.
+ * Write the page's share of the slices into it, from the first row written
+ * on: what a flush cut short by a crash left there goes.
  */
 static void
 bloom_index_fill_slices(Page page, void *arg)
@@ -190,21 +251,9 @@ bloom_index_fill_slices(Page page, void *arg)
 		slice[byte] &= keep;
 		memset(slice + byte + 1, 0, fill->slice_bytes - byte - 1);
 	}
-	bf_or_into(contents, fill->slices + fill->first * fill->slice_bytes, nbytes);
+	bf_or_into(contents, fill->window + (fill->first - fill->window_first) * fill->slice_bytes,
+			   nbytes);
 	((PageHeader) page)->pd_lower = (contents + nbytes) - (uint8 *) page;
-}
-
-/*
- * The slices of rows rows in memory, as the group's columns column and on
- * (the rest zero), a 64-by-64 tile of bits at a time (core/slices.c).
- */
-static uint8 *
-bloom_index_slice_rows(uint64 m, uint32 slice_bytes, uint32 column, uint32 rows, uint8 **row_bits)
-{
-	uint8	   *slices = palloc_extended(m * slice_bytes, MCXT_ALLOC_ZERO | MCXT_ALLOC_HUGE);
-
-	bf_slice_rows((const uint8 *const *) row_bits, rows, column, m, slices, slice_bytes);
-	return slices;
 }
 
 typedef struct BloomTidFill
@@ -229,66 +278,80 @@ static void
 bloom_index_fill_group(Page page, void *arg)
 {
 	BloomGroupHeader *header = BloomIndexPageGroup(page);
-	BloomGroupHeader *source = (BloomGroupHeader *) arg;
-	Size		size = offsetof(BloomGroupHeader, slice_page) +
-		source->slice_pages * sizeof(BlockNumber);
 
-	memcpy(header, source, size);
-	((PageHeader) page)->pd_lower = ((char *) header + size) - (char *) page;
+	memcpy(header, arg, sizeof(BloomGroupHeader));
+	((PageHeader) page)->pd_lower = ((char *) (header + 1)) - (char *) page;
 }
 
 /*
  * Write rows rows of one shape as a new group of rows_max rows and link it
  * in front of the group list; the caller holds the metapage's exclusive
- * lock.  The group's pages are written before its link, so no scan sees
- * half.  A group with room becomes its shape's open group.
+ * lock.  The group's slice pages and TID pages are one run of consecutive
+ * blocks, written under the relation extension lock; its header is written
+ * after them and linked last, so no scan sees half.  A group with room
+ * becomes its shape's open group.
  */
 BlockNumber
 bloom_index_write_group(Relation index, Buffer meta_buffer, const BloomIndexShape *shape,
 						uint32 rows_max, uint32 rows, ItemPointerData *tids, uint8 **row_bits)
 {
-	uint32		per_page = bloom_index_slices_per_page(rows_max);
-	uint32		slice_pages = (uint32) ((shape->m + per_page - 1) / per_page);
-	BloomGroupHeader *header = palloc0(offsetof(BloomGroupHeader, slice_page) +
-									   slice_pages * sizeof(BlockNumber));
-	BloomSliceFill slices = {bloom_index_slice_rows(shape->m, rows_max / 8, 0, rows, row_bits),
-	rows_max / 8, 0, 0, 0};
+	BloomGroupHeader header;
+	BloomSliceFill slices;
+	bool		need_lock = !RELATION_IS_LOCAL(index);
 	GenericXLogState *state;
 	BloomIndexMeta *meta;
 	BloomIndexShape *entry;
 	Page		page;
 	BlockNumber block;
 
-	Assert(rows_max > 0 && rows <= rows_max && rows_max <= bloom_index_group_rows(shape->m));
-	header->shape = *shape;
-	header->shape.pending = 0;
-	header->shape.grouped = 0;
-	header->shape.open_group = InvalidBlockNumber;
-	header->rows_max = rows_max;
-	header->rows = rows;
-	header->slice_bytes = rows_max / 8;
-	header->slices_per_page = per_page;
-	header->tid_pages = (rows_max + BLOOM_INDEX_TIDS_PER_PAGE - 1) / BLOOM_INDEX_TIDS_PER_PAGE;
-	header->slice_pages = slice_pages;
+	Assert(rows_max >= BLOOM_INDEX_GROUP_MIN && rows_max <= BLOOM_INDEX_GROUP_MAX &&
+		   rows_max % 64 == 0 && rows <= rows_max);
+	memset(&header, 0, sizeof(header));
+	header.shape = *shape;
+	header.shape.pending = 0;
+	header.shape.grouped = 0;
+	header.shape.open_group = InvalidBlockNumber;
+	header.rows_max = rows_max;
+	header.rows = rows;
+	header.slice_bytes = rows_max / 8;
+	header.slices_per_page = bloom_index_slices_per_page(rows_max);
+	header.tid_pages = (rows_max + BLOOM_INDEX_TIDS_PER_PAGE - 1) / BLOOM_INDEX_TIDS_PER_PAGE;
+	header.slice_pages = (uint32) ((shape->m + header.slices_per_page - 1) / header.slices_per_page);
+	bloom_index_slices_init(&slices, shape->m, header.slice_bytes, 0, rows, row_bits);
 
-	for (uint32 i = 0; i < slice_pages; i++)
+	if (need_lock)
+		LockRelationForExtension(index, ExclusiveLock);
+	for (uint32 i = 0; i < header.slice_pages + header.tid_pages; i++)
 	{
+		BlockNumber written;
+
 		CHECK_FOR_INTERRUPTS();
-		slices.first = (uint64) i * per_page;
-		slices.end = Min(shape->m, slices.first + per_page);
-		header->slice_page[i] = bloom_index_write_new_page(index, BLOOM_PAGE_SLICES,
-														   bloom_index_fill_slices, &slices);
-	}
-	for (uint32 i = 0; i < header->tid_pages; i++)
-	{
-		uint32		first = i * BLOOM_INDEX_TIDS_PER_PAGE;
-		BloomTidFill fill = {tids + first,
-		rows > first ? Min(rows - first, BLOOM_INDEX_TIDS_PER_PAGE) : 0};
+		if (i < header.slice_pages)
+		{
+			bloom_index_slices_page(&slices, i);
+			written = bloom_index_write_new_page(index, true, BLOOM_PAGE_SLICES,
+												 bloom_index_fill_slices, &slices);
+		}
+		else
+		{
+			uint32		first = (i - header.slice_pages) * BLOOM_INDEX_TIDS_PER_PAGE;
+			BloomTidFill fill = {tids + first,
+			rows > first ? Min(rows - first, BLOOM_INDEX_TIDS_PER_PAGE) : 0};
 
-		header->tid_page[i] = bloom_index_write_new_page(index, BLOOM_PAGE_TIDS,
-														 bloom_index_fill_tids, &fill);
+			written = bloom_index_write_new_page(index, true, BLOOM_PAGE_TIDS,
+												 bloom_index_fill_tids, &fill);
+		}
+		if (i == 0)
+			header.slice_first = written;
+		else if (written != header.slice_first + i)
+			elog(ERROR, "index \"%s\" grew elsewhere while a group was written",
+				 RelationGetRelationName(index));
 	}
-	block = bloom_index_write_new_page(index, BLOOM_PAGE_GROUP, bloom_index_fill_group, header);
+	if (need_lock)
+		UnlockRelationForExtension(index, ExclusiveLock);
+	header.tid_first = header.slice_first + header.slice_pages;
+	block = bloom_index_write_new_page(index, false, BLOOM_PAGE_GROUP, bloom_index_fill_group,
+									   &header);
 
 	/* the link: the group's next is the old head, and the metapage points to it */
 	{
@@ -311,8 +374,7 @@ bloom_index_write_group(Relation index, Buffer meta_buffer, const BloomIndexShap
 		GenericXLogFinish(state);
 		UnlockReleaseBuffer(group_buffer);
 	}
-	pfree(header);
-	pfree((void *) slices.slices);
+	bloom_index_slices_free(&slices);
 	return block;
 }
 
@@ -326,14 +388,14 @@ static void
 bloom_index_group_add(Relation index, BlockNumber block, const BloomGroupHeader *header,
 					  uint32 rows, ItemPointerData *tids, uint8 **row_bits)
 {
-	BloomSliceFill slices = {bloom_index_slice_rows(header->shape.m, header->slice_bytes,
-													header->rows, rows, row_bits),
-	header->slice_bytes, header->rows, 0, 0};
+	BloomSliceFill slices;
 	Buffer		buffers[MAX_GENERIC_XLOG_PAGES];
 	int			nbuffers = 0;
 	GenericXLogState *state = NULL;
 	uint32		first = header->rows;
 
+	bloom_index_slices_init(&slices, header->shape.m, header->slice_bytes, header->rows, rows,
+							row_bits);
 	for (uint32 i = 0; i <= header->slice_pages; i++)
 	{
 		if (nbuffers == MAX_GENERIC_XLOG_PAGES || (i == header->slice_pages && nbuffers > 0))
@@ -348,10 +410,9 @@ bloom_index_group_add(Relation index, BlockNumber block, const BloomGroupHeader 
 		CHECK_FOR_INTERRUPTS();
 		if (nbuffers == 0)
 			state = GenericXLogStart(index);
-		buffers[nbuffers] = bloom_index_read(index, header->slice_page[i], BUFFER_LOCK_EXCLUSIVE,
+		buffers[nbuffers] = bloom_index_read(index, header->slice_first + i, BUFFER_LOCK_EXCLUSIVE,
 											 BLOOM_PAGE_SLICES);
-		slices.first = (uint64) i * header->slices_per_page;
-		slices.end = Min(header->shape.m, slices.first + header->slices_per_page);
+		bloom_index_slices_page(&slices, i);
 		bloom_index_fill_slices(GenericXLogRegisterBuffer(state, buffers[nbuffers], 0), &slices);
 		nbuffers++;
 	}
@@ -359,7 +420,7 @@ bloom_index_group_add(Relation index, BlockNumber block, const BloomGroupHeader 
 	for (uint32 t = first / BLOOM_INDEX_TIDS_PER_PAGE;
 		 t <= (first + rows - 1) / BLOOM_INDEX_TIDS_PER_PAGE; t++)
 	{
-		Buffer		buffer = bloom_index_read(index, header->tid_page[t], BUFFER_LOCK_EXCLUSIVE,
+		Buffer		buffer = bloom_index_read(index, header->tid_first + t, BUFFER_LOCK_EXCLUSIVE,
 											  BLOOM_PAGE_TIDS);
 		ItemPointerData *page_tids;
 
@@ -380,7 +441,7 @@ bloom_index_group_add(Relation index, BlockNumber block, const BloomGroupHeader 
 		GenericXLogFinish(state);
 		UnlockReleaseBuffer(buffer);
 	}
-	pfree((void *) slices.slices);
+	bloom_index_slices_free(&slices);
 }
 
 /* Where a pending tuple of a row being flushed lives, to delete it after. */

@@ -110,7 +110,7 @@ bloom_vacuum_groups(Relation index, BlockNumber block, IndexBulkDeleteResult *st
 			GenericXLogState *state = NULL;
 
 			vacuum_delay_point_vacuum();
-			buffer = bloom_index_read(index, header.tid_page[t], BUFFER_LOCK_EXCLUSIVE,
+			buffer = bloom_index_read(index, header.tid_first + t, BUFFER_LOCK_EXCLUSIVE,
 									  BLOOM_PAGE_TIDS);
 			tids = (ItemPointerData *) PageGetContents(BufferGetPage(buffer));
 			for (uint32 i = 0; i < count; i++)
