@@ -3,7 +3,8 @@
  * filters, which answers "which stored filters may contain x?" by reading
  * only the k bit positions x probes, across all the filters at once.
  *
- * Design (doc/index.md has the measurements behind it)
+ * Design (the measurements behind it: doc/reference.md, "The index", and
+ * doc/benchmarks.md, "The index bloom_slices")
  * ----------------------------------------------------
  *
  * The filters of one shape (m, k, hash scheme and the text reading flag) are
