@@ -47,6 +47,13 @@
 #    is ERROR XX002 naming the index and the damage ("corrupted", "past its
 #    end", "invalid heap TID"), and bloom_index_check(index, true)
 #    is ERROR XX002; nothing crashes; REINDEX repairs each.
+# 7. Autovacuum (a naptime of a second, thresholds of 50 rows) vacuums a
+#    table with deleted rows: they leave the pending chain, and the index
+#    finds what a scan finds and passes bloom_index_check.  A logical
+#    replica (a publisher and a subscriber of their own) whose table has its
+#    own index, filled by the initial copy and by replicated INSERTs,
+#    UPDATEs and DELETEs: it finds what its scan finds and what the
+#    publisher's index finds, and passes bloom_index_check.
 #
 # No backend of either server may crash (bloom_done reads the logs).
 use strict;
@@ -598,6 +605,75 @@ foreach my $name (@damaged)
 	same_as_scan("$label, after REINDEX",
 		lookups($primary, 'postgres', "dmg_$name", probes($primary, 'postgres', "dmg_$name", 30, 601)));
 }
+# ---- 7. autovacuum, and a logical replica ----
+# Autovacuum on a table of its own (thresholds of 50 rows, a naptime of a
+# second): once it has vacuumed the table, the deleted rows are out of the
+# pending chain (the metapage counts fewer pending rows) and the index still
+# finds what a scan finds.
+$primary->safe_psql('postgres', q{ALTER SYSTEM SET autovacuum_naptime = 1; SELECT pg_reload_conf();});
+$primary->safe_psql('postgres', 'SET seed = ' . sql_seed(700) . q{;
+CREATE TABLE auto (id int PRIMARY KEY, kind text NOT NULL, lo int NOT NULL, n int NOT NULL, f bloom)
+	WITH (autovacuum_enabled = off);
+SELECT add_rows('auto', 1, 1500, 'c100_int4');
+CREATE INDEX auto_f ON auto USING bloom_slices (f);
+SELECT add_rows('auto', 1501, 600, 'c100_int4');
+DELETE FROM auto WHERE id % 5 = 0;});
+my $pending_before = $primary->safe_psql('postgres', q{SELECT pending_rows FROM index_meta('auto_f')});
+$primary->safe_psql('postgres', q{ALTER TABLE auto SET (autovacuum_enabled = on,
+	autovacuum_vacuum_threshold = 50, autovacuum_vacuum_scale_factor = 0);});
+ok( $primary->poll_query_until('postgres',
+		q{SELECT autovacuum_count > 0 FROM pg_stat_user_tables WHERE relname = 'auto'}),
+	'autovacuum: it vacuumed the table');
+$primary->safe_psql('postgres', q{ALTER TABLE auto SET (autovacuum_enabled = off);
+ALTER SYSTEM RESET autovacuum_naptime; SELECT pg_reload_conf();});
+my $pending_after = $primary->safe_psql('postgres', q{SELECT pending_rows FROM index_meta('auto_f')});
+ok($pending_before > 0 && $pending_after < $pending_before,
+	"autovacuum: the deleted rows left the pending chain ($pending_before pending rows before, $pending_after after)");
+same_as_scan('autovacuum',
+	lookups($primary, 'postgres', 'auto', probes($primary, 'postgres', 'auto', 30, 701)));
+index_check($primary, 'postgres', 'auto_f', 'autovacuum');
+
+# A logical replica: the subscriber's table has its own bloom_slices index,
+# which the initial copy fills (one insert at a time, through the pending
+# chain and its flushes), then the replicated INSERTs, UPDATEs and DELETEs.
+my $pub = bloom_node('index_pub', allows_streaming => 'logical', conf => { log_statement => 'none' });
+my $sub = bloom_node('index_sub', conf => { log_statement => 'none' });
+$_->safe_psql('postgres', slurp_file(bloom_root() . '/t/index.sql')) foreach ($pub, $sub);
+my $lr_table = 'CREATE TABLE lr (id int PRIMARY KEY, kind text NOT NULL, lo int NOT NULL, n int NOT NULL,
+	f bloom) WITH (autovacuum_enabled = off);
+CREATE INDEX lr_f ON lr USING bloom_slices (f);';
+$pub->safe_psql('postgres', 'SET seed = ' . sql_seed(710) . ";
+$lr_table
+SELECT add_rows('lr', 1, 1500);
+CREATE PUBLICATION lr_pub FOR TABLE lr;");
+(my $pub_connstr = $pub->connstr('postgres')) =~ s/'/''/g;
+$sub->safe_psql('postgres', "$lr_table
+CREATE SUBSCRIPTION lr_sub CONNECTION '$pub_connstr' PUBLICATION lr_pub;");
+ok( $sub->poll_query_until('postgres',
+		q{SELECT count(*) = 0 FROM pg_subscription_rel WHERE srsubstate NOT IN ('r', 's')}),
+	'logical replica: the initial copy is done');
+$pub->safe_psql('postgres', 'SET seed = ' . sql_seed(711) . q{;
+SELECT add_rows('lr', 1501, 700);
+UPDATE lr SET f = with_values(f, kind, lo + n, 3), n = n + 3 WHERE f IS NOT NULL AND random() < 0.05;
+DELETE FROM lr WHERE random() < 0.05;});
+my $lr_lsn = $pub->lsn('write');
+ok(eval { $pub->wait_for_catchup('lr_sub', 'replay', $lr_lsn); 1 },
+	"logical replica: caught up with the publisher's WAL up to $lr_lsn")
+  or diag($@);
+is( $sub->safe_psql('postgres', 'SELECT count(*) || \'|\' || sum(id) FROM lr'),
+	$pub->safe_psql('postgres', 'SELECT count(*) || \'|\' || sum(id) FROM lr'),
+	'logical replica: the subscriber has the publisher\'s rows (count|sum of ids)');
+ok($sub->safe_psql('postgres', q{SELECT groups FROM index_meta('lr_f')}) > 0,
+	'logical replica: the subscriber\'s index flushed rows into groups');
+my $lr_probes = probes($pub, 'postgres', 'lr', 40, 712);
+my ($on_sub, $sub_error) = lookups($sub, 'postgres', 'lr', $lr_probes);
+same_as_scan('logical replica, on the subscriber', $on_sub, $sub_error);
+my ($on_pub) = lookups($pub, 'postgres', 'lr', $lr_probes);
+same_rows('logical replica: the subscriber\'s index finds the rows the publisher\'s finds, for every probe',
+	$on_sub, $on_pub);
+index_check($sub, 'postgres', 'lr_f', 'logical replica, on the subscriber');
+$sub->safe_psql('postgres', 'DROP SUBSCRIPTION lr_sub');
+
 my @crashes = grep { /terminated by signal|server process .* was terminated/ }
   split /\n/, substr(slurp_file($primary->logfile), $log_offset);
 ok(!@crashes, 'damage: no backend crashed on a damaged page') or diag(join("\n", @crashes));
