@@ -30,13 +30,13 @@ bloom_index_add_row(Relation index, ItemPointer tid, const BloomView *view)
 	BloomIndexMeta *meta = bloom_index_meta_checked(index, BufferGetPage(meta_buffer));
 	BloomIndexShape shape;
 	BloomIndexShape *entry;
-	uint32		rows_max = bloom_index_group_rows(view->header.m);
 
 	bloom_index_shape_of(&view->header, &shape);
 	bloom_index_add_pending(index, meta_buffer, tid, &shape, view->bits, view->nbytes);
 	meta = BloomIndexPageMeta(BufferGetPage(meta_buffer));
 	entry = bloom_index_meta_shape(meta, &shape, false);
-	if (rows_max > 0 && entry != NULL && entry->pending >= BLOOM_INDEX_FLUSH_ROWS)
+	if (bloom_index_sliced(view->header.m) && entry != NULL &&
+		entry->pending >= BLOOM_INDEX_FLUSH_ROWS)
 		bloom_index_flush(index, meta_buffer);
 	UnlockReleaseBuffer(meta_buffer);
 }
@@ -117,10 +117,9 @@ bloom_index_build_callback(Relation index, ItemPointer tid, Datum *values, bool 
 	old_context = MemoryContextSwitchTo(build->row_context);
 	bloom_view_datum(values[0], &view);
 	bloom_index_shape_of(&view.header, &shape);
-	rows_max = bloom_index_group_rows(shape.m);
 	build->rows += 1;
 
-	if (rows_max > 0)
+	if (bloom_index_sliced(shape.m))
 	{
 		for (uint32 i = 0; i < build->shapes && held == NULL; i++)
 			if (bloom_index_shapes_equal(&build->shape[i].shape, &shape))
@@ -230,11 +229,10 @@ bloom_index_build(Relation heap, Relation index, IndexInfo *index_info)
 		while (done < held->rows)
 		{
 			Buffer		meta_buffer = bloom_index_lock_meta(index);
-			uint32		rows_max = held->rows_max;
+			uint32		rows_max = Max(bloom_index_filling_rows(Min(held->rows_max, held->rows - done)),
+									   BLOOM_INDEX_GROUP_MIN);
 			uint32		rows;
 
-			rows_max = Max(bloom_index_filling_rows(Min(rows_max, held->rows - done)),
-						   BLOOM_INDEX_GROUP_MIN);
 			rows = Min(rows_max, held->rows - done);
 
 			if (rows >= Min(BLOOM_INDEX_FLUSH_ROWS, held->rows_max))

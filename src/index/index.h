@@ -167,6 +167,13 @@ typedef struct BloomIndexMeta
 #define BLOOM_INDEX_SLICED_M_MAX ((uint64) 1 << 19)
 #define BLOOM_INDEX_FLUSH_ROWS 256
 
+/* Whether filters of m bits go into groups (index.h's head); else they stay pending. */
+static inline bool
+bloom_index_sliced(uint64 m)
+{
+	return m > 0 && m <= BLOOM_INDEX_SLICED_M_MAX;
+}
+
 typedef struct BloomGroupHeader
 {
 	BloomIndexShape shape;		/* pending unused */
@@ -223,6 +230,7 @@ extern uint32 bloom_index_group_rows(uint64 m);
 extern uint32 bloom_index_build_group_rows(uint64 m, Size budget);
 extern uint32 bloom_index_new_group_rows(uint64 m, uint32 grouped);
 extern uint32 bloom_index_slices_per_page(uint32 rows_max);
+extern uint32 bloom_index_slice_pages(uint64 m, uint32 rows_max);
 extern void bloom_index_shape_of(const BloomHeader *header, BloomIndexShape *shape);
 extern bool bloom_index_shapes_equal(const BloomIndexShape *a, const BloomIndexShape *b);
 

@@ -158,7 +158,8 @@ bloom_index_filling_rows(uint32 rows)
 	return 0;
 }
 
-static uint32
+/* The slice pages of a group of rows_max rows of a shape of m bits. */
+uint32
 bloom_index_slice_pages(uint64 m, uint32 rows_max)
 {
 	uint32		per_page = bloom_index_slices_per_page(rows_max);
@@ -175,7 +176,7 @@ bloom_index_slice_pages(uint64 m, uint32 rows_max)
 uint32
 bloom_index_group_rows(uint64 m)
 {
-	if (m == 0 || m > BLOOM_INDEX_SLICED_M_MAX)
+	if (!bloom_index_sliced(m))
 		return 0;
 	for (uint32 rows = BLOOM_INDEX_OPEN_MAX; rows > BLOOM_INDEX_GROUP_MIN; rows /= 2)
 		if (bloom_index_slice_pages(m, bloom_index_filling_rows(rows)) <= BLOOM_INDEX_SLICE_PAGES_MAX)
@@ -192,18 +193,9 @@ uint32
 bloom_index_build_group_rows(uint64 m, Size budget)
 {
 	uint32		open = bloom_index_group_rows(m);
-	Size		payload = bloom_payload_bytes(m);
+	Size		fit = open > 0 ? budget / bloom_payload_bytes(m) : 0;
 
-	for (uint32 s = 1; open > 0 && s <= BLOOM_INDEX_PAGE_WORDS; s++)
-	{
-		uint32		rows = 64 * (BLOOM_INDEX_PAGE_WORDS / s);
-
-		if (rows <= open)
-			break;
-		if ((Size) rows * payload <= budget)
-			return rows;
-	}
-	return open;
+	return Max(open, bloom_index_filling_rows((uint32) Min(fit, BLOOM_INDEX_GROUP_MAX)));
 }
 
 /* G of a shape's next open group, when grouped of its rows are in groups already. */
@@ -250,12 +242,11 @@ bloom_index_check_group(Relation index, BlockNumber block, const BloomGroupHeade
 
 	if (rows_max < BLOOM_INDEX_GROUP_MIN || rows_max > BLOOM_INDEX_GROUP_MAX ||
 		rows_max % 64 != 0 || group->rows > rows_max ||
-		group->shape.m == 0 || group->shape.m > BLOOM_INDEX_SLICED_M_MAX ||
+		!bloom_index_sliced(group->shape.m) ||
 		group->slice_bytes != rows_max / 8 || group->shape.k == 0 ||
 		group->slices_per_page != bloom_index_slices_per_page(rows_max) ||
 		group->slice_pages != bloom_index_slice_pages(group->shape.m, rows_max) ||
 		group->tid_pages != (rows_max + BLOOM_INDEX_TIDS_PER_PAGE - 1) / BLOOM_INDEX_TIDS_PER_PAGE ||
-		group->slice_first == InvalidBlockNumber || group->tid_first == InvalidBlockNumber ||
 		group->slice_first > MaxBlockNumber - group->slice_pages ||
 		group->tid_first > MaxBlockNumber - group->tid_pages)
 		ereport(ERROR,

@@ -316,7 +316,7 @@ bloom_index_write_group(Relation index, Buffer meta_buffer, const BloomIndexShap
 	header.slice_bytes = rows_max / 8;
 	header.slices_per_page = bloom_index_slices_per_page(rows_max);
 	header.tid_pages = (rows_max + BLOOM_INDEX_TIDS_PER_PAGE - 1) / BLOOM_INDEX_TIDS_PER_PAGE;
-	header.slice_pages = (uint32) ((shape->m + header.slices_per_page - 1) / header.slices_per_page);
+	header.slice_pages = bloom_index_slice_pages(shape->m, rows_max);
 	bloom_index_slices_init(&slices, shape->m, header.slice_bytes, 0, rows, row_bits);
 
 	if (need_lock)
@@ -660,9 +660,7 @@ bloom_index_flush(Relation index, Buffer meta_buffer)
 
 	for (uint32 i = 0; i < meta->shapes; i++)
 	{
-		uint32		rows_max = bloom_index_group_rows(meta->shape[i].m);
-
-		while (rows_max > 0 && meta->shape[i].pending >= BLOOM_INDEX_FLUSH_ROWS)
+		while (bloom_index_sliced(meta->shape[i].m) && meta->shape[i].pending >= BLOOM_INDEX_FLUSH_ROWS)
 		{
 			if (!bloom_index_flush_shape(index, meta_buffer, i))
 				break;
