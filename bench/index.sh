@@ -45,7 +45,8 @@ CREATE EXTENSION IF NOT EXISTS bloomfilter;
 -- other heap pages, which may not be in shared buffers).
 DROP FUNCTION IF EXISTS bench_index_pair(text, int8, int8, int);
 CREATE FUNCTION bench_index_pair(query text, value int8, fresh int8, runs int,
-	OUT index_ms float8, OUT after_scan_ms float8, OUT fresh_ms float8, OUT scan_ms float8,
+	OUT index_ms float8, OUT after_scan_ms float8, OUT fresh_ms float8, OUT bitmap_ms float8,
+	OUT scan_ms float8,
 	OUT index_rows bigint, OUT scan_rows bigint, OUT planner_chose text)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -53,6 +54,7 @@ DECLARE
 	by_index float8[] := '{}';
 	after_scan float8[] := '{}';
 	by_fresh float8[] := '{}';
+	by_bitmap float8[] := '{}';
 	by_scan float8[] := '{}';
 	plan text := '';
 	line text;
@@ -61,8 +63,10 @@ BEGIN
 	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || format(query, value) LOOP
 		plan := plan || line || ' ';
 	END LOOP;
-	planner_chose := CASE WHEN plan LIKE '%Bitmap Index Scan%' THEN 'index' ELSE 'scan' END;
+	planner_chose := CASE WHEN plan LIKE '%Bitmap Index Scan%' THEN 'bitmap index scan'
+		WHEN plan LIKE '%Index Scan%' THEN 'index scan' ELSE 'sequential scan' END;
 	FOR r IN 1 .. runs LOOP
+		PERFORM set_config('enable_indexscan', 'on', true);
 		PERFORM set_config('enable_bitmapscan', 'on', true);
 		PERFORM set_config('enable_seqscan', 'off', true);
 		t := clock_timestamp();
@@ -71,15 +75,22 @@ BEGIN
 		t := clock_timestamp();
 		EXECUTE format(query, value) INTO index_rows;
 		by_index := by_index || extract(epoch FROM clock_timestamp() - t) * 1000;
+		PERFORM set_config('enable_indexscan', 'off', true);
+		t := clock_timestamp();
+		EXECUTE format(query, value) INTO index_rows;
+		by_bitmap := by_bitmap || extract(epoch FROM clock_timestamp() - t) * 1000;
+		PERFORM set_config('enable_indexscan', 'on', true);
 		t := clock_timestamp();
 		EXECUTE format(query, fresh + r) INTO fresh_rows;
 		by_fresh := by_fresh || extract(epoch FROM clock_timestamp() - t) * 1000;
+		PERFORM set_config('enable_indexscan', 'off', true);
 		PERFORM set_config('enable_bitmapscan', 'off', true);
 		PERFORM set_config('enable_seqscan', 'on', true);
 		t := clock_timestamp();
 		EXECUTE format(query, value) INTO scan_rows;
 		by_scan := by_scan || extract(epoch FROM clock_timestamp() - t) * 1000;
 	END LOOP;
+	PERFORM set_config('enable_indexscan', 'on', true);
 	PERFORM set_config('enable_bitmapscan', 'on', true);
 	IF index_rows <> scan_rows THEN
 		RAISE EXCEPTION 'index and scan differ for %: % and % rows', format(query, value), index_rows, scan_rows;
@@ -87,6 +98,7 @@ BEGIN
 	SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) INTO index_ms FROM unnest(by_index) AS x;
 	SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) INTO after_scan_ms FROM unnest(after_scan) AS x;
 	SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) INTO fresh_ms FROM unnest(by_fresh) AS x;
+	SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) INTO bitmap_ms FROM unnest(by_bitmap) AS x;
 	SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) INTO scan_ms FROM unnest(by_scan) AS x;
 END
 $$;

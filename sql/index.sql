@@ -4,10 +4,12 @@
 
 CREATE TABLE ix (id int PRIMARY KEY, f bloom);
 
--- a comparison of the index's rows with a sequential scan's, for a clause
+-- a comparison of the index's rows with a sequential scan's, for a clause:
+-- through a bitmap scan and through a plain index scan
 CREATE FUNCTION ix_same(clause text) RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
+	by_bitmap int[];
 	by_index int[];
 	by_scan int[];
 	plan text;
@@ -19,15 +21,22 @@ BEGIN
 	IF plan NOT LIKE 'Bitmap Heap Scan%' THEN
 		RAISE EXCEPTION 'no bitmap scan for %: %', clause, plan;
 	END IF;
+	EXECUTE 'SELECT coalesce(array_agg(id ORDER BY id), ''{}'') FROM ix WHERE ' || clause INTO by_bitmap;
+	SET LOCAL enable_indexscan = on;
+	SET LOCAL enable_bitmapscan = off;
+	EXECUTE 'EXPLAIN (COSTS OFF) SELECT id FROM ix WHERE ' || clause INTO plan;
+	IF plan NOT LIKE 'Index Scan using ix_f%' THEN
+		RAISE EXCEPTION 'no index scan for %: %', clause, plan;
+	END IF;
 	EXECUTE 'SELECT coalesce(array_agg(id ORDER BY id), ''{}'') FROM ix WHERE ' || clause INTO by_index;
 	SET LOCAL enable_seqscan = on;
-	SET LOCAL enable_bitmapscan = off;
+	SET LOCAL enable_indexscan = off;
 	EXECUTE 'SELECT coalesce(array_agg(id ORDER BY id), ''{}'') FROM ix WHERE ' || clause INTO by_scan;
 	RESET enable_seqscan;
 	RESET enable_indexscan;
 	RESET enable_bitmapscan;
-	IF by_index IS DISTINCT FROM by_scan THEN
-		RETURN format('DIFFERENT: index %s, scan %s', by_index, by_scan);
+	IF by_bitmap IS DISTINCT FROM by_scan OR by_index IS DISTINCT FROM by_scan THEN
+		RETURN format('DIFFERENT: bitmap %s, index scan %s, scan %s', by_bitmap, by_index, by_scan);
 	END IF;
 	RETURN format('same %s rows', cardinality(by_scan));
 END
@@ -145,5 +154,37 @@ SET enable_seqscan = off;
 SELECT count(*) FROM ix_temp WHERE f @> 50;
 RESET enable_seqscan;
 
-DROP TABLE ix, ix_plan, ix_small, ix_values, ix_unlogged, ix_temp;
+-- a plain index scan whose rows outgrow work_mem: its bitmap of them goes
+-- lossy (as the bitmap scan's, shown by its Heap Blocks), and every row of
+-- a lossy page is rechecked
+CREATE TABLE ix_lossy (id int, f bloom) WITH (fillfactor = 10);
+INSERT INTO ix_lossy
+SELECT g, (SELECT bloom_agg(v, 0.01, 10) FROM (VALUES (-1), (g)) AS s(v))
+FROM generate_series(1, 20000) AS g;
+CREATE INDEX ix_lossy_f ON ix_lossy USING bloom_slices (f);
+VACUUM ANALYZE ix_lossy;
+SET work_mem = '64kB';
+SET enable_seqscan = off;
+SET enable_indexscan = off;
+CREATE FUNCTION pg_temp.lossy_blocks(query text) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+	plan jsonb;
+BEGIN
+	EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON) ' || query INTO plan;
+	RETURN jsonb_path_query_first(plan, '$.** ? (@."Node Type" == "Bitmap Heap Scan")."Lossy Heap Blocks"');
+END
+$$;
+SELECT pg_temp.lossy_blocks('SELECT count(*) FROM ix_lossy WHERE f @> -1') > 0 AS bitmap_went_lossy;
+SET enable_indexscan = on;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM ix_lossy WHERE f @> -1;
+SELECT count(*) AS all_rows FROM ix_lossy WHERE f @> -1;
+SELECT array_agg(id) AS row_17 FROM ix_lossy WHERE f @> 17 AND id < 1000;
+RESET work_mem;
+RESET enable_seqscan;
+RESET enable_indexscan;
+RESET enable_bitmapscan;
+
+DROP TABLE ix, ix_plan, ix_small, ix_values, ix_unlogged, ix_temp, ix_lossy;
 DROP FUNCTION ix_same(text);

@@ -210,4 +210,52 @@ bloom_am_routine(IndexAmRoutine *static_routine)
 #endif
 }
 
+/*
+ * 18 split a TIDBitmap iteration's page from its offsets: a private
+ * iterator fills a TBMIterateResult, and tbm_extract_page_tuple() gives the
+ * offsets of a page that is not lossy; before, tbm_iterate() returned a
+ * result holding them.  bloom_tbm_next_page: the next page of a private
+ * iteration, its offsets (*ntuples -1 when the page is lossy: any offset),
+ * and whether its tuples need a recheck; false at the end.
+ */
+#include "access/htup_details.h"
+#include "nodes/tidbitmap.h"
+#if PG_VERSION_NUM >= 180000
+typedef TBMPrivateIterator BloomTbmIterator;
+#define bloom_tbm_begin_iterate(tbm) tbm_begin_private_iterate(tbm)
+#define bloom_tbm_end_iterate(iterator) tbm_end_private_iterate(iterator)
+static inline bool
+bloom_tbm_next_page(BloomTbmIterator *iterator, BlockNumber *block,
+					OffsetNumber offsets[MaxHeapTuplesPerPage], int *ntuples, bool *recheck)
+{
+	TBMIterateResult result;
+
+	if (!tbm_private_iterate(iterator, &result))
+		return false;
+	*block = result.blockno;
+	*recheck = result.recheck;
+	*ntuples = result.lossy ? -1 : tbm_extract_page_tuple(&result, offsets, MaxHeapTuplesPerPage);
+	return true;
+}
+#else
+typedef TBMIterator BloomTbmIterator;
+#define bloom_tbm_begin_iterate(tbm) tbm_begin_iterate(tbm)
+#define bloom_tbm_end_iterate(iterator) tbm_end_iterate(iterator)
+static inline bool
+bloom_tbm_next_page(BloomTbmIterator *iterator, BlockNumber *block,
+					OffsetNumber offsets[MaxHeapTuplesPerPage], int *ntuples, bool *recheck)
+{
+	TBMIterateResult *result = tbm_iterate(iterator);
+
+	if (result == NULL)
+		return false;
+	*block = result->blockno;
+	*recheck = result->recheck;
+	*ntuples = result->ntuples;
+	if (result->ntuples > 0)
+		memcpy(offsets, result->offsets, sizeof(OffsetNumber) * result->ntuples);
+	return true;
+}
+#endif
+
 #endif							/* BLOOM_COMPAT_H */

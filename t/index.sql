@@ -103,29 +103,49 @@ END
 $$;
 
 -- The ids of tbl's rows whose filter holds the value (an SQL expression),
--- found by a bitmap scan of the bloom_slices index (use_index) or by a
--- sequential scan, in order; the spelling is 'f @> x', 'x <@ f' or
--- 'bloom_contains(f, x)'.  Anything but the plan asked for is an error.
+-- found through the bloom_slices index (use_index) or by a sequential scan,
+-- in order; the spelling is 'f @> x', 'x <@ f' or 'bloom_contains(f, x)'.
+-- Through the index, both a bitmap scan and a plain index scan run, and
+-- they must agree.  Anything but the plan asked for is an error.
 CREATE FUNCTION probe_ids(tbl regclass, spelling text, value text, use_index bool)
 RETURNS int[] LANGUAGE plpgsql AS $$
 DECLARE
 	clause text := replace(spelling, 'x', value);
+	ids int[];
+	by_plain_scan int[];
+BEGIN
+	IF NOT use_index THEN
+		RETURN probe_ids_by(tbl, clause, 'Seq Scan on ');
+	END IF;
+	ids := probe_ids_by(tbl, clause, 'Bitmap Index Scan on ');
+	by_plain_scan := probe_ids_by(tbl, clause, 'Index Scan using ');
+	IF by_plain_scan IS DISTINCT FROM ids THEN
+		RAISE EXCEPTION 'for %, the bitmap scan finds % and the plain index scan %',
+			clause, ids, by_plain_scan;
+	END IF;
+	RETURN ids;
+END
+$$;
+
+-- The ids probe_ids finds with one plan, the only one enabled: plan is how
+-- EXPLAIN names its scan node.
+CREATE FUNCTION probe_ids_by(tbl regclass, clause text, plan_wanted text)
+RETURNS int[] LANGUAGE plpgsql AS $$
+DECLARE
 	line text;
 	plan text := '';
-	wanted bool;
 	ids int[];
 BEGIN
-	PERFORM set_config('enable_seqscan', CASE WHEN use_index THEN 'off' ELSE 'on' END, true);
-	PERFORM set_config('enable_bitmapscan', CASE WHEN use_index THEN 'on' ELSE 'off' END, true);
-	PERFORM set_config('enable_indexscan', 'off', true);
+	PERFORM set_config('enable_seqscan', (plan_wanted = 'Seq Scan on ')::text, true);
+	PERFORM set_config('enable_bitmapscan', (plan_wanted = 'Bitmap Index Scan on ')::text, true);
+	PERFORM set_config('enable_indexscan', (plan_wanted = 'Index Scan using ')::text, true);
 	FOR line IN EXECUTE format('EXPLAIN (COSTS OFF) SELECT id FROM %s WHERE %s', tbl, clause) LOOP
 		plan := plan || line || E'\n';
 	END LOOP;
-	wanted := CASE WHEN use_index THEN plan LIKE '%Bitmap Index Scan on %'
-		ELSE plan LIKE '%Seq Scan on %' AND plan NOT LIKE '%Index%' END;
-	IF NOT wanted THEN
-		RAISE EXCEPTION 'not the plan wanted (%) for %: %',
-			CASE WHEN use_index THEN 'bitmap index scan' ELSE 'sequential scan' END, clause, plan;
+	IF plan NOT LIKE '%' || plan_wanted || '%'
+		OR (plan_wanted = 'Seq Scan on ' AND plan LIKE '%Index%')
+		OR (plan_wanted = 'Index Scan using ' AND plan LIKE '%Bitmap%') THEN
+		RAISE EXCEPTION 'not the plan wanted (%) for %: %', plan_wanted, clause, plan;
 	END IF;
 	EXECUTE format('SELECT coalesce(array_agg(id ORDER BY id), ''{}'') FROM %s WHERE %s', tbl, clause)
 		INTO ids;

@@ -5,6 +5,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "compat.h"
 #include "index/index.h"
 
@@ -13,11 +15,13 @@
 #include "commands/vacuum.h"
 #include "catalog/pg_amop.h"
 #include "catalog/pg_opclass.h"
+#include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "utils/catcache.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/selfuncs.h"
+#include "utils/spccache.h"
 #include "utils/syscache.h"
 
 /* The one strategy: f @> bloom_value(x). */
@@ -69,6 +73,44 @@ bloom_index_validate(Oid opclass)
 	ReleaseCatCacheList(operators);
 	ReleaseSysCache(class_tuple);
 	return valid;
+}
+
+/*
+ * The correlation that makes cost_index price a plain index scan's table
+ * reads as cost_bitmap_heap_scan prices a bitmap heap scan's: the plain scan
+ * returns its rows in heap order (index/scan.c), so it reads the same pages
+ * in the same order.  cost_index prices pages_fetched random reads when the
+ * correlation is 0 and a run of selectivity * pages sequential ones when it
+ * is 1, in between by its square; a bitmap heap scan prices each of the
+ * pages_fetched reads between random and sequential by how dense they are.
+ */
+static double
+bloom_index_heap_order_correlation(PlannerInfo *root, IndexOptInfo *index, Selectivity selectivity)
+{
+	RelOptInfo *table = index->rel;
+	double		pages = Max(table->pages, 1);
+	double		tuples_fetched = clamp_row_est(selectivity * table->tuples);
+	double		pages_fetched;
+	double		run_pages = ceil(selectivity * pages);
+	double		random_cost;
+	double		seq_cost;
+	double		uncorrelated;
+	double		correlated;
+	double		in_order;
+	double		squared;
+
+	get_tablespace_page_costs(table->reltablespace, &random_cost, &seq_cost);
+	pages_fetched = Min(ceil(index_pages_fetched(tuples_fetched, table->pages, index->pages, root)),
+						pages);
+	uncorrelated = pages_fetched * random_cost;
+	correlated = run_pages > 0 ? random_cost + Max(run_pages - 1, 0) * seq_cost : 0;
+	in_order = pages_fetched *
+		(pages_fetched >= 2 ? random_cost - (random_cost - seq_cost) * sqrt(pages_fetched / pages)
+		 : random_cost);
+	if (uncorrelated <= correlated)
+		return 0;
+	squared = (uncorrelated - in_order) / (uncorrelated - correlated);
+	return sqrt(Min(Max(squared, 0), 1));
 }
 
 /*
@@ -131,7 +173,7 @@ bloom_index_cost_estimate(PlannerInfo *root, IndexPath *path, double loop_count,
 		costs.numIndexTuples * cpu_index_tuple_cost +
 		(pending_pages * 8 + groups * 8 * keys) * cpu_operator_cost;
 	*selectivity = costs.indexSelectivity;
-	*correlation = 0;
+	*correlation = bloom_index_heap_order_correlation(root, index, rows_selectivity);
 }
 
 PG_FUNCTION_INFO_V1(bloom_slices_handler);
@@ -175,7 +217,7 @@ bloom_slices_handler(PG_FUNCTION_ARGS)
 	routine->amadjustmembers = NULL;
 	routine->ambeginscan = bloom_index_begin_scan;
 	routine->amrescan = bloom_index_rescan;
-	routine->amgettuple = NULL;
+	routine->amgettuple = bloom_index_get_tuple;
 	routine->amgetbitmap = bloom_index_get_bitmap;
 	routine->amendscan = bloom_index_end_scan;
 	routine->ammarkpos = NULL;

@@ -66,8 +66,8 @@
  * the pending chain first and the group list after: a flush links its group
  * into the list before it deletes the rows from the pending pages, so a row
  * that a scan does not find pending is in a group it reads afterwards.  A
- * row may be found twice, which a bitmap does not mind (the method has
- * amgetbitmap only).  A flush into an open group writes the slices and
+ * row may be found twice, which a bitmap does not mind; a plain index scan
+ * (amgettuple) returns the rows from a bitmap too, each once, in heap order.  A flush into an open group writes the slices and
  * TIDs of the new rows first and the group's row count last; a scan reads
  * the count first and ignores the rows past it, which it found pending.
  * Pending pages never leave the chain.
@@ -257,6 +257,7 @@ extern IndexScanDesc bloom_index_begin_scan(Relation index, int nkeys, int norde
 extern void bloom_index_rescan(IndexScanDesc scan, ScanKey keys, int nkeys,
 							   ScanKey orderbys, int norderbys);
 extern int64 bloom_index_get_bitmap(IndexScanDesc scan, TIDBitmap *tbm);
+extern bool bloom_index_get_tuple(IndexScanDesc scan, ScanDirection direction);
 extern void bloom_index_end_scan(IndexScanDesc scan);
 
 /* condition.c: for bloom_contains_support (planner/support.c) */

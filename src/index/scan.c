@@ -3,7 +3,9 @@
  * value (f @> bloom_value(x), which the planner makes of f @> x, x <@ f and
  * bloom_contains(f, x): planner/support.c); a row matches when its filter
  * has every key's k bits.  The pending rows are tested one by one, then
- * each group's k slices per key are ANDed (index.h).
+ * each group's k slices per key are ANDed (index.h).  A bitmap scan takes
+ * the rows as a bitmap (amgetbitmap); a plain index scan (amgettuple), one
+ * by one from a bitmap of its own.
  */
 #include "postgres.h"
 
@@ -36,20 +38,45 @@ typedef struct BloomScanState
 	int			nshapes;
 	int			next_evict;
 	BlockNumber walk_limit;
+
+	/* a plain index scan (bloom_index_get_tuple): the rows found, in heap order */
+	MemoryContext context;		/* the scan's, where the bitmap lives */
+	TIDBitmap  *tids;			/* NULL until the scan's first row is asked for */
+	BloomTbmIterator *iterator;
+	BlockNumber block;			/* the page being returned */
+	OffsetNumber offsets[MaxHeapTuplesPerPage];
+	int			ntuples;		/* its offsets; -1: a lossy page, every offset */
+	int			next;			/* the next of them (of a lossy page: offset - 1) */
+	bool		recheck;
 } BloomScanState;
 
 IndexScanDesc
 bloom_index_begin_scan(Relation index, int nkeys, int norderbys)
 {
 	IndexScanDesc scan = RelationGetIndexScan(index, nkeys, norderbys);
+	BloomScanState *state = palloc0(sizeof(BloomScanState));
 
-	scan->opaque = palloc0(sizeof(BloomScanState));
+	state->context = CurrentMemoryContext;
+	scan->opaque = state;
 	return scan;
+}
+
+/* Forget the rows a plain index scan found, for a rescan or the end. */
+static void
+bloom_scan_forget_rows(BloomScanState *state)
+{
+	if (state->iterator != NULL)
+		bloom_tbm_end_iterate(state->iterator);
+	if (state->tids != NULL)
+		tbm_free(state->tids);
+	state->iterator = NULL;
+	state->tids = NULL;
 }
 
 void
 bloom_index_rescan(IndexScanDesc scan, ScanKey keys, int nkeys, ScanKey orderbys, int norderbys)
 {
+	bloom_scan_forget_rows((BloomScanState *) scan->opaque);
 	if (keys && scan->numberOfKeys > 0)
 		memmove(scan->keyData, keys, scan->numberOfKeys * sizeof(ScanKeyData));
 }
@@ -57,6 +84,7 @@ bloom_index_rescan(IndexScanDesc scan, ScanKey keys, int nkeys, ScanKey orderbys
 void
 bloom_index_end_scan(IndexScanDesc scan)
 {
+	bloom_scan_forget_rows((BloomScanState *) scan->opaque);
 	pfree(scan->opaque);
 	scan->opaque = NULL;
 }
@@ -413,4 +441,48 @@ bloom_index_get_bitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	}
 	pfree(state->keys);
 	return found;
+}
+
+/*
+ * A plain index scan returns the rows bloom_index_get_bitmap finds one by
+ * one, from a bitmap of them (as large as work_mem, like a bitmap scan's).
+ * The bitmap holds a row found twice (pending and in a group) once, and
+ * returns the rows in heap order, so the table is read as a bitmap heap
+ * scan reads it.  What the plain scan spares: the planner keeps the original
+ * clause (f @> x) as a Filter evaluated on every row a bitmap heap scan
+ * fetches, but drops it beside an index scan whose condition is exact
+ * (index/condition.c), and rechecks only the rows the index cannot decide.
+ */
+bool
+bloom_index_get_tuple(IndexScanDesc scan, ScanDirection direction)
+{
+	BloomScanState *state = (BloomScanState *) scan->opaque;
+
+	if (state->tids == NULL)
+	{
+		MemoryContext caller = MemoryContextSwitchTo(state->context);
+
+		state->tids = tbm_create(work_mem * 1024L, NULL);
+		bloom_index_get_bitmap(scan, state->tids);
+		state->iterator = bloom_tbm_begin_iterate(state->tids);
+		state->ntuples = 0;
+		state->next = 0;
+		MemoryContextSwitchTo(caller);
+	}
+	for (;;)
+	{
+		if (state->ntuples < 0 ? state->next < MaxHeapTuplesPerPage : state->next < state->ntuples)
+		{
+			OffsetNumber offset = state->ntuples < 0 ? state->next + 1 : state->offsets[state->next];
+
+			state->next++;
+			ItemPointerSet(&scan->xs_heaptid, state->block, offset);
+			scan->xs_recheck = state->recheck;
+			return true;
+		}
+		if (!bloom_tbm_next_page(state->iterator, &state->block, state->offsets,
+								 &state->ntuples, &state->recheck))
+			return false;
+		state->next = 0;
+	}
 }
