@@ -38,15 +38,17 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS bloomfilter;
 -- the median of runs timings (ms) of query (a format with one %s for a
 -- value), through the index and through a sequential scan, interleaved, and
--- which of the two the planner chooses.  Each run times the index three
--- times: with value right after a scan (the scan has flushed the CPU's
--- caches, not shared buffers), with value at once again (the lookup
--- repeated), and with a value no run asked before (fresh + r: its rows are
--- other heap pages, which may not be in shared buffers).
+-- which plan the planner chooses.  Each run times the index three times,
+-- through the plan the planner prefers: with value right after a scan (the
+-- scan has flushed the CPU's caches, not shared buffers), with value at once
+-- again (the lookup repeated), and with a value no run asked before (fresh +
+-- r: its rows are other heap pages, which may not be in shared buffers).  It
+-- also times the bitmap scan the same way, right after a scan and repeated,
+-- and every other run does so first, so that neither gains from the other.
 DROP FUNCTION IF EXISTS bench_index_pair(text, int8, int8, int);
 CREATE FUNCTION bench_index_pair(query text, value int8, fresh int8, runs int,
-	OUT index_ms float8, OUT after_scan_ms float8, OUT fresh_ms float8, OUT bitmap_ms float8,
-	OUT scan_ms float8,
+	OUT index_ms float8, OUT after_scan_ms float8, OUT fresh_ms float8,
+	OUT bitmap_ms float8, OUT bitmap_after_scan_ms float8, OUT scan_ms float8,
 	OUT index_rows bigint, OUT scan_rows bigint, OUT planner_chose text)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -55,50 +57,62 @@ DECLARE
 	after_scan float8[] := '{}';
 	by_fresh float8[] := '{}';
 	by_bitmap float8[] := '{}';
+	bitmap_after_scan float8[] := '{}';
 	by_scan float8[] := '{}';
 	plan text := '';
 	line text;
+	rows bigint;
 	fresh_rows bigint;
+	bitmap boolean;
 BEGIN
 	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || format(query, value) LOOP
 		plan := plan || line || ' ';
 	END LOOP;
 	planner_chose := CASE WHEN plan LIKE '%Bitmap Index Scan%' THEN 'bitmap index scan'
 		WHEN plan LIKE '%Index Scan%' THEN 'index scan' ELSE 'sequential scan' END;
-	FOR r IN 1 .. runs LOOP
-		PERFORM set_config('enable_indexscan', 'on', true);
-		PERFORM set_config('enable_bitmapscan', 'on', true);
-		PERFORM set_config('enable_seqscan', 'off', true);
-		t := clock_timestamp();
-		EXECUTE format(query, value) INTO index_rows;
-		after_scan := after_scan || extract(epoch FROM clock_timestamp() - t) * 1000;
-		t := clock_timestamp();
-		EXECUTE format(query, value) INTO index_rows;
-		by_index := by_index || extract(epoch FROM clock_timestamp() - t) * 1000;
-		PERFORM set_config('enable_indexscan', 'off', true);
-		t := clock_timestamp();
-		EXECUTE format(query, value) INTO index_rows;
-		by_bitmap := by_bitmap || extract(epoch FROM clock_timestamp() - t) * 1000;
-		PERFORM set_config('enable_indexscan', 'on', true);
-		t := clock_timestamp();
-		EXECUTE format(query, fresh + r) INTO fresh_rows;
-		by_fresh := by_fresh || extract(epoch FROM clock_timestamp() - t) * 1000;
+	FOR r IN 1 .. runs * 2 LOOP
+		bitmap := r % 4 IN (0, 1);
 		PERFORM set_config('enable_indexscan', 'off', true);
 		PERFORM set_config('enable_bitmapscan', 'off', true);
 		PERFORM set_config('enable_seqscan', 'on', true);
 		t := clock_timestamp();
 		EXECUTE format(query, value) INTO scan_rows;
 		by_scan := by_scan || extract(epoch FROM clock_timestamp() - t) * 1000;
+		PERFORM set_config('enable_indexscan', (NOT bitmap)::text, true);
+		PERFORM set_config('enable_bitmapscan', 'on', true);
+		PERFORM set_config('enable_seqscan', 'off', true);
+		t := clock_timestamp();
+		EXECUTE format(query, value) INTO rows;
+		IF bitmap THEN
+			bitmap_after_scan := bitmap_after_scan || extract(epoch FROM clock_timestamp() - t) * 1000;
+		ELSE
+			after_scan := after_scan || extract(epoch FROM clock_timestamp() - t) * 1000;
+		END IF;
+		t := clock_timestamp();
+		EXECUTE format(query, value) INTO rows;
+		IF bitmap THEN
+			by_bitmap := by_bitmap || extract(epoch FROM clock_timestamp() - t) * 1000;
+		ELSE
+			index_rows := rows;
+			by_index := by_index || extract(epoch FROM clock_timestamp() - t) * 1000;
+			PERFORM set_config('enable_indexscan', 'on', true);
+			t := clock_timestamp();
+			EXECUTE format(query, fresh + r) INTO fresh_rows;
+			by_fresh := by_fresh || extract(epoch FROM clock_timestamp() - t) * 1000;
+		END IF;
+		IF rows <> scan_rows THEN
+			RAISE EXCEPTION 'index and scan differ for %: % and % rows', format(query, value), rows, scan_rows;
+		END IF;
 	END LOOP;
 	PERFORM set_config('enable_indexscan', 'on', true);
 	PERFORM set_config('enable_bitmapscan', 'on', true);
-	IF index_rows <> scan_rows THEN
-		RAISE EXCEPTION 'index and scan differ for %: % and % rows', format(query, value), index_rows, scan_rows;
-	END IF;
+	PERFORM set_config('enable_seqscan', 'on', true);
 	SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) INTO index_ms FROM unnest(by_index) AS x;
 	SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) INTO after_scan_ms FROM unnest(after_scan) AS x;
 	SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) INTO fresh_ms FROM unnest(by_fresh) AS x;
 	SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) INTO bitmap_ms FROM unnest(by_bitmap) AS x;
+	SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) INTO bitmap_after_scan_ms
+		FROM unnest(bitmap_after_scan) AS x;
 	SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) INTO scan_ms FROM unnest(by_scan) AS x;
 END
 $$;
@@ -109,17 +123,20 @@ ms() { date +%s%3N; }
 lookups() {
 	local table=$1 label=$2
 	"${psql[@]}" -v table="$table" -v label="$label" -v runs="$runs" <<'EOF'
-SELECT format(E'%s index %s ms, scan %s ms: 1/%s (%s rows; the planner chooses the %s)\n%s right after a scan %s ms: 1/%s; a value not asked before %s ms: 1/%s',
+SELECT format(E'%s index %s ms, scan %s ms: 1/%s (%s rows; the planner chooses the %s)\n%s right after a scan %s ms: 1/%s; a value not asked before %s ms: 1/%s\n%s the bitmap scan: %s ms (1/%s), right after a scan %s ms (1/%s)',
 	rpad(:'label' || ', a value in no filter:', 40), round(index_ms::numeric, 2), round(scan_ms::numeric, 2),
 	round((scan_ms / index_ms)::numeric), index_rows, planner_chose,
 	rpad('', 40), round(after_scan_ms::numeric, 2), round((scan_ms / after_scan_ms)::numeric),
-	round(fresh_ms::numeric, 2), round((scan_ms / fresh_ms)::numeric))
+	round(fresh_ms::numeric, 2), round((scan_ms / fresh_ms)::numeric),
+	rpad('', 40), round(bitmap_ms::numeric, 2), round((scan_ms / bitmap_ms)::numeric),
+	round(bitmap_after_scan_ms::numeric, 2), round((scan_ms / bitmap_after_scan_ms)::numeric))
 FROM bench_index_pair(format('SELECT count(*) FROM %I WHERE f @> %%s::int8', :'table'), 424242, 525252, :runs) \gset p_
 \echo :p_format
-SELECT format(E'%s index %s ms, scan %s ms: 1/%s (%s rows; the planner chooses the %s)\n%s right after a scan %s ms: 1/%s',
+SELECT format(E'%s index %s ms, scan %s ms: 1/%s (%s rows; the planner chooses the %s)\n%s right after a scan %s ms: 1/%s; the bitmap scan %s ms (1/%s)',
 	rpad(:'label' || ', 1% of rows:', 40), round(index_ms::numeric, 2), round(scan_ms::numeric, 2),
 	round((scan_ms / index_ms)::numeric, 1), index_rows, planner_chose,
-	rpad('', 40), round(after_scan_ms::numeric, 2), round((scan_ms / after_scan_ms)::numeric, 1))
+	rpad('', 40), round(after_scan_ms::numeric, 2), round((scan_ms / after_scan_ms)::numeric, 1),
+	round(bitmap_ms::numeric, 2), round((scan_ms / bitmap_ms)::numeric, 1))
 FROM bench_index_pair(format('SELECT count(*) FROM %I WHERE f @> %%s::int8', :'table'), -1, -1000, :runs) \gset p_
 \echo :p_format
 EOF

@@ -1455,7 +1455,7 @@ CREATE OPERATOR @> (
 	LEFTARG = bloom,
 	RIGHTARG = bloom_hashed,
 	FUNCTION = bloom_contains_hashed,
-	RESTRICT = pg_catalog.contsel,
+	RESTRICT = bloom_contains_selectivity,
 	JOIN = pg_catalog.contjoinsel
 );
 COMMENT ON OPERATOR @> (bloom, bloom_hashed) IS

@@ -77,6 +77,21 @@ CREATE INDEX ix_plan_f ON ix_plan USING bloom_slices (f);
 ANALYZE ix_plan;
 EXPLAIN (COSTS OFF) SELECT id FROM ix_plan WHERE f @> 100;
 EXPLAIN (COSTS OFF) SELECT id FROM ix_plan WHERE 100 <@ f AND bloom_contains(f, 101);
+-- the hashed form written by hand: estimated as f @> x is, so planned alike
+CREATE FUNCTION pg_temp.plan_of(clause text) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+	plan jsonb;
+BEGIN
+	EXECUTE 'EXPLAIN (FORMAT JSON) SELECT id FROM ix_plan WHERE ' || clause INTO plan;
+	RETURN plan -> 0 -> 'Plan';
+END
+$$;
+SELECT pg_temp.plan_of('f @> bloom_value(100)') ->> 'Plan Rows' =
+	pg_temp.plan_of('f @> 100') ->> 'Plan Rows' AS estimated_alike,
+	(pg_temp.plan_of('f @> 100') ->> 'Plan Rows')::float8 < 0.01 * (SELECT count(*) FROM ix_plan)
+	AS estimate_is_small,
+	pg_temp.plan_of('f @> bloom_value(100)') ->> 'Node Type' AS hashed_form_plan;
 SELECT array_agg(id ORDER BY id) FROM ix_plan WHERE 100 <@ f AND bloom_contains(f, 101);
 CREATE TABLE ix_small AS SELECT * FROM ix_plan WHERE id < 4;
 CREATE INDEX ON ix_small USING bloom_slices (f);

@@ -40,6 +40,7 @@
  */
 #include "postgres.h"
 
+#include "module.h"
 #include "planner/planner.h"
 
 #include "access/htup_details.h"
@@ -67,6 +68,25 @@ bloom_value_argno(Oid funcid)
 		value_argno = argtypes[0] == ANYELEMENTOID ? 0 : 1;
 	pfree(argtypes);
 	return value_argno;
+}
+
+/*
+ * Whether funcid takes a filter and a bloom_hashed of its own schema, as
+ * bloom_contains_hashed does (f @> bloom_value(x), the operator bloom_slices
+ * indexes, written by hand).
+ */
+static bool
+bloom_takes_hashed_value(Oid funcid)
+{
+	Oid		   *argtypes;
+	int			nargs;
+	bool		takes;
+
+	get_func_signature(funcid, &argtypes, &nargs);
+	takes = nargs == 2 && bloom_filter_kind(argtypes[0]) != BLOOM_KIND_NONE &&
+		argtypes[1] == bloom_own_type(get_func_namespace(funcid), "bloom_hashed");
+	pfree(argtypes);
+	return takes;
 }
 
 /* The fraction of the column's rows that are NULL, 0 without statistics. */
@@ -321,6 +341,17 @@ bloom_restriction_selectivity(PlannerInfo *root, Oid funcid, List *args,
 	VariableStatData vardata;
 	double		selectivity = -1.0;
 
+	/*
+	 * f @> bloom_value(x) written by hand: a column of filters against the
+	 * value is estimated as f @> x is; the estimates that hash the value
+	 * cannot take it hashed.
+	 */
+	if (value_argno < 0 && list_length(args) == 2 && bloom_takes_hashed_value(funcid))
+	{
+		selectivity = bloom_filter_column_selectivity(root, (Node *) linitial(args),
+													  (Node *) lsecond(args), varRelid);
+		return selectivity < 0.0 ? BLOOM_DEFAULT_SELECTIVITY : selectivity;
+	}
 	if (value_argno < 0 || list_length(args) != 2)
 		return BLOOM_DEFAULT_SELECTIVITY;
 	kind = bloom_filter_kind(exprType((Node *) list_nth(args, 1 - value_argno)));
