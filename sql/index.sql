@@ -6,7 +6,7 @@ CREATE TABLE ix (id int PRIMARY KEY, f bloom);
 
 -- a comparison of the index's rows with a sequential scan's, for a clause:
 -- through a bitmap scan and through a plain index scan
-CREATE FUNCTION ix_same(clause text) RETURNS text
+CREATE FUNCTION ix_same(clause text, tbl text DEFAULT 'ix') RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
 	by_bitmap int[];
@@ -17,21 +17,21 @@ BEGIN
 	SET LOCAL enable_seqscan = off;
 	SET LOCAL enable_indexscan = off;
 	SET LOCAL enable_bitmapscan = on;
-	EXECUTE 'EXPLAIN (COSTS OFF) SELECT id FROM ix WHERE ' || clause INTO plan;
+	EXECUTE 'EXPLAIN (COSTS OFF) SELECT id FROM ' || tbl || ' WHERE ' || clause INTO plan;
 	IF plan NOT LIKE 'Bitmap Heap Scan%' THEN
 		RAISE EXCEPTION 'no bitmap scan for %: %', clause, plan;
 	END IF;
-	EXECUTE 'SELECT coalesce(array_agg(id ORDER BY id), ''{}'') FROM ix WHERE ' || clause INTO by_bitmap;
+	EXECUTE 'SELECT coalesce(array_agg(id ORDER BY id), ''{}'') FROM ' || tbl || ' WHERE ' || clause INTO by_bitmap;
 	SET LOCAL enable_indexscan = on;
 	SET LOCAL enable_bitmapscan = off;
-	EXECUTE 'EXPLAIN (COSTS OFF) SELECT id FROM ix WHERE ' || clause INTO plan;
-	IF plan NOT LIKE 'Index Scan using ix_f%' THEN
+	EXECUTE 'EXPLAIN (COSTS OFF) SELECT id FROM ' || tbl || ' WHERE ' || clause INTO plan;
+	IF plan NOT LIKE 'Index Scan using ' || tbl || '_f%' THEN
 		RAISE EXCEPTION 'no index scan for %: %', clause, plan;
 	END IF;
-	EXECUTE 'SELECT coalesce(array_agg(id ORDER BY id), ''{}'') FROM ix WHERE ' || clause INTO by_index;
+	EXECUTE 'SELECT coalesce(array_agg(id ORDER BY id), ''{}'') FROM ' || tbl || ' WHERE ' || clause INTO by_index;
 	SET LOCAL enable_seqscan = on;
 	SET LOCAL enable_indexscan = off;
-	EXECUTE 'SELECT coalesce(array_agg(id ORDER BY id), ''{}'') FROM ix WHERE ' || clause INTO by_scan;
+	EXECUTE 'SELECT coalesce(array_agg(id ORDER BY id), ''{}'') FROM ' || tbl || ' WHERE ' || clause INTO by_scan;
 	RESET enable_seqscan;
 	RESET enable_indexscan;
 	RESET enable_bitmapscan;
@@ -169,6 +169,32 @@ SET enable_seqscan = off;
 SELECT count(*) FROM ix_temp WHERE f @> 50;
 RESET enable_seqscan;
 
+-- groups the build writes full keep their rows' TIDs packed (index.h): at
+-- maintenance_work_mem 1MB, groups of 8,128 filters of capacity 100;
+-- then VACUUM removes rows from them, and new rows go to open groups
+CREATE TABLE ix_packed (id int PRIMARY KEY, f bloom) WITH (autovacuum_enabled = off);
+INSERT INTO ix_packed
+SELECT g, (SELECT bloom_agg(v, 0.01, 100) FROM generate_series(g, g + 3) AS v)
+FROM generate_series(1, 20000) AS g;
+SET maintenance_work_mem = '1MB';
+CREATE INDEX ix_packed_f ON ix_packed USING bloom_slices (f);
+RESET maintenance_work_mem;
+ANALYZE ix_packed;
+SELECT bloom_index_check('ix_packed_f', true);
+SELECT count(*) AS differing FROM generate_series(1, 20010, 37) AS v
+WHERE ix_same(format('f @> %s', v), 'ix_packed') LIKE 'DIFFERENT%';
+SELECT ix_same('f @> 17001', 'ix_packed');
+DELETE FROM ix_packed WHERE id % 5 = 0 OR id BETWEEN 9000 AND 9100;
+VACUUM ix_packed;
+SELECT bloom_index_check('ix_packed_f', true);
+SELECT ix_same('f @> 9050', 'ix_packed'), ix_same('f @> 9102', 'ix_packed');
+INSERT INTO ix_packed
+SELECT g, (SELECT bloom_agg(v, 0.01, 100) FROM generate_series(g, g + 3) AS v)
+FROM generate_series(30001, 30600) AS g;
+SELECT count(*) AS differing FROM generate_series(1, 30610, 41) AS v
+WHERE ix_same(format('f @> %s', v), 'ix_packed') LIKE 'DIFFERENT%';
+SELECT bloom_index_check('ix_packed_f', true);
+
 -- a plain index scan whose rows outgrow work_mem: its bitmap of them goes
 -- lossy (as the bitmap scan's, shown by its Heap Blocks), and every row of
 -- a lossy page is rechecked
@@ -201,5 +227,5 @@ RESET enable_seqscan;
 RESET enable_indexscan;
 RESET enable_bitmapscan;
 
-DROP TABLE ix, ix_plan, ix_small, ix_values, ix_unlogged, ix_temp, ix_lossy;
-DROP FUNCTION ix_same(text);
+DROP TABLE ix, ix_plan, ix_small, ix_values, ix_unlogged, ix_temp, ix_packed, ix_lossy;
+DROP FUNCTION ix_same(text, text);

@@ -539,7 +539,7 @@ same_rows('crash: the standby\'s index finds the rows the primary\'s finds, for 
 
 # ---- 6. damaged pages ----
 # An index of its own for each damage: 2,100 rows of capacity 100 (a group
-# and some rows pending).  The damage: BYTES written at byte AT of the first
+# and some rows pending), or ROWS built in BUILD_MEMORY.  The damage: BYTES written at byte AT of the first
 # block of TYPE (1 meta, 2 pending, 3 group, 4 TIDs, 5 slices).
 my %damage = (
 	# the metapage's special space: another page type
@@ -552,6 +552,9 @@ my %damage = (
 	group => { type => 3, at => 24, bytes => "\xa5" x 64 },
 	# the first TID page's TIDs, garbage: offsets no heap page has
 	tids => { type => 4, at => 24, bytes => "\x01\x00\x02\x00\x77\x77" x 1024 },
+	# a group the build wrote full (8,128 rows at maintenance_work_mem 1MB),
+	# whose TIDs are packed: its first TID page's first block, garbage
+	packed => { type => 4, at => 24, bytes => "\xff" x 64, rows => 8200, build_memory => '1MB' },
 	# the metapage's head of the pending chain: a block past the end
 	link => { type => 1, at => 32, bytes => pack('V', 1000) },
 );
@@ -562,7 +565,8 @@ foreach my $name (@damaged)
 	$primary->safe_psql('postgres', 'SET seed = ' . sql_seed(600) . ";
 CREATE TABLE dmg_$name (id int PRIMARY KEY, kind text NOT NULL, lo int NOT NULL, n int NOT NULL, f bloom)
 	WITH (autovacuum_enabled = off);
-SELECT add_rows('dmg_$name', 1, 2100, 'c100_int4');
+SELECT add_rows('dmg_$name', 1, " . ($d->{rows} // 2100) . ", 'c100_int4');
+SET maintenance_work_mem = '" . ($d->{build_memory} // '64MB') . "';
 CREATE INDEX dmg_${name}_f ON dmg_$name USING bloom_slices (f);");
 	($d->{block}, my $blocks, my $path) = split /\|/, $primary->safe_psql('postgres',
 		"SELECT (SELECT min(block) FROM index_pages('dmg_${name}_f') WHERE type = $d->{type}),

@@ -47,6 +47,7 @@ typedef struct BloomCheckState
 	Relation	heap;
 	HTAB	   *rows;			/* NULL without heapallindexed */
 	BlockNumber nblocks;
+	BlockNumber heap_blocks;
 	BlockNumber steps;
 	int64		heap_rows;
 } BloomCheckState;
@@ -221,18 +222,19 @@ bloom_check_group(BloomCheckState *state, BlockNumber block, const BloomGroupHea
 	{
 		Buffer		buffer = bloom_index_read(index, group->tid_first + t, BUFFER_LOCK_SHARE,
 											  BLOOM_PAGE_TIDS);
-		const ItemPointerData *tids = (const ItemPointerData *)
-			PageGetContents(BufferGetPage(buffer));
+		const char *contents = PageGetContents(BufferGetPage(buffer));
 
-		for (uint32 i = 0; i < BLOOM_INDEX_TIDS_PER_PAGE; i++)
+		for (uint32 i = 0; i < group->tids_per_page; i++)
 		{
-			uint32		r = t * BLOOM_INDEX_TIDS_PER_PAGE + i;
-			ItemPointerData tid = tids[i];
+			uint32		r = t * group->tids_per_page + i;
+			ItemPointerData tid;
+
+			bloom_index_page_tid(group, contents, i, &tid);
 
 			/* past the rows: what a flush cut short left, as above */
 			if (!ItemPointerIsValid(&tid) || r >= group->rows)
 				continue;
-			bloom_index_check_tid(index, group->tid_first + t, &tid);
+			bloom_index_check_tid(index, group->tid_first + t, &tid, state->heap_blocks);
 			if (rows)
 				bloom_check_remember(state, block, &tid,
 									 bloom_check_row_hash(&group->shape, rows + (size_t) r * payload,
@@ -308,6 +310,7 @@ bloom_index_check(PG_FUNCTION_ARGS)
 	state.index = index;
 	state.heap = heap;
 	state.nblocks = RelationGetNumberOfBlocks(index);
+	state.heap_blocks = RelationGetNumberOfBlocks(heap);
 	if (heapallindexed)
 	{
 		HASHCTL		control = {0};

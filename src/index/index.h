@@ -57,8 +57,8 @@
  *     GROUP        a group's header (BloomGroupHeader): its shape, rows, and
  *                  the first blocks of its slice pages and TID pages;
  *                  groups are linked by next, newest first
- *     TIDS         up to 1,360 heap TIDs of a group's rows, in row order;
- *                  an invalid TID is a row VACUUM removed
+ *     TIDS         the heap TIDs of tids_per_page of a group's rows, in row
+ *                  order (below, "TID pages")
  *     SLICES       slices_per_page slices of G/8 bytes, position order
  *
  * Concurrency: inserts, flushes and VACUUM's changes of the pending chain
@@ -71,6 +71,18 @@
  * TIDs of the new rows first and the group's row count last; a scan reads
  * the count first and ignores the rows past it, which it found pending.
  * Pending pages never leave the chain.
+ *
+ * TID pages: a group's TIDs are in one of two forms, which its header's
+ * tid_block_bits names.  0: ItemPointerData, 1,360 to a page, an invalid one
+ * being a row VACUUM removed; an open group's TIDs come a flush at a time,
+ * from anywhere in the table.  B > 0, packed, for a group written full (the
+ * build's, whose TIDs are known when it is written and never added to): the
+ * page's first heap block (uint32), then one entry of B + O bits per row, a
+ * little-endian bit string, (block - first block) << O | offset, an offset of
+ * 0 being a row VACUUM removed.  B is the fewest bits that hold every page's
+ * span of blocks (a build reads the table in order, so a page's rows lie
+ * close), O those of the largest offset: rows of 1.2 kB filters take 13 bits,
+ * about 5,000 to a page, and a lookup reads about a quarter of the TID pages.
  *
  * WAL: every change is a generic WAL record (access/generic_xlog.h), as in
  * contrib/bloom, so replay, standbys and crash recovery need no code of
@@ -92,10 +104,11 @@
 #include "storage/bufmgr.h"
 #include "utils/relcache.h"
 
+#include "core/core.h"
 #include "core/format.h"
 
 #define BLOOM_INDEX_MAGIC 0x424C5349	/* "BLSI" */
-#define BLOOM_INDEX_VERSION 2
+#define BLOOM_INDEX_VERSION 3
 #define BLOOM_INDEX_PAGE_ID 0xB15C
 
 #define BLOOM_INDEX_METAPAGE 0
@@ -185,7 +198,48 @@ typedef struct BloomGroupHeader
 	uint32		slice_pages;
 	BlockNumber slice_first;	/* slice pages: slice_first + i */
 	BlockNumber tid_first;		/* TID pages: tid_first + t */
+	uint32		tids_per_page;	/* rows a TID page holds */
+	uint8		tid_block_bits; /* 0: ItemPointerData; B of a packed page */
+	uint8		tid_offset_bits;	/* O of a packed page */
+	uint16		reserved;
 } BloomGroupHeader;
+
+/*
+ * A packed TID page (index.h's head): its first block, then the entries;
+ * 8 bytes stay free at the end, so that an entry is read with one 8-byte
+ * load wherever it starts.
+ */
+#define BLOOM_TIDS_PACKED_HEADER sizeof(uint32)
+#define BLOOM_TIDS_PACKED_BITS(width) \
+	((uint32) ((BLOOM_INDEX_PAGE_BYTES - BLOOM_TIDS_PACKED_HEADER - 8) * 8 / (width)))
+
+/* The TID of row i of a group's TID page (contents: the page's); invalid if removed. */
+static inline void
+bloom_index_page_tid(const BloomGroupHeader *group, const char *contents, uint32 i,
+					 ItemPointer tid)
+{
+	uint32		width = group->tid_block_bits + group->tid_offset_bits;
+	uint64		bit = (uint64) i * width;
+	uint64		entry;
+	uint64		block;
+	uint32		first;
+	OffsetNumber offset;
+
+	if (group->tid_block_bits == 0)
+	{
+		memcpy(tid, contents + (size_t) i * sizeof(ItemPointerData), sizeof(ItemPointerData));
+		return;
+	}
+	memcpy(&first, contents, sizeof(first));
+	entry = bf_load_le64((const uint8 *) contents + BLOOM_TIDS_PACKED_HEADER + bit / 8) >> (bit % 8);
+	entry &= (UINT64CONST(1) << width) - 1;
+	offset = (OffsetNumber) (entry & ((1u << group->tid_offset_bits) - 1));
+	block = (uint64) first + (entry >> group->tid_offset_bits);
+	if (offset == InvalidOffsetNumber)
+		ItemPointerSetInvalid(tid);
+	else
+		ItemPointerSet(tid, block <= MaxBlockNumber ? (BlockNumber) block : InvalidBlockNumber, offset);
+}
 
 #define BloomIndexPageGroup(page) ((BloomGroupHeader *) PageGetContents(page))
 
@@ -219,7 +273,12 @@ extern void bloom_index_check_group(Relation index, BlockNumber block,
 									const BloomGroupHeader *group);
 extern BloomGroupHeader *bloom_index_read_group(Relation index, BlockNumber block,
 												BlockNumber *next);
-extern void bloom_index_check_tid(Relation index, BlockNumber block, ItemPointer tid);
+extern void bloom_index_check_tid(Relation index, BlockNumber block, ItemPointer tid,
+								  BlockNumber heap_blocks);
+extern void bloom_index_tid_form(BloomGroupHeader *group, const ItemPointerData *tids);
+extern void bloom_index_fill_tid_page(const BloomGroupHeader *group, char *contents,
+									  const ItemPointerData *tids, uint32 count);
+extern void bloom_index_remove_page_tid(const BloomGroupHeader *group, char *contents, uint32 i);
 extern const char *bloom_index_pending_problem(ItemId item, const BloomPendingTuple *tuple);
 extern void bloom_index_pending_corrupted(Relation index, BlockNumber block, OffsetNumber offset,
 										  const char *problem);

@@ -9,6 +9,7 @@
 #include "encoding/encoding.h"
 
 #include "access/htup_details.h"
+#include "port/pg_bitutils.h"
 #include "storage/indexfsm.h"
 #include "utils/hsearch.h"
 #include "storage/lmgr.h"
@@ -234,6 +235,17 @@ bloom_index_shapes_equal(const BloomIndexShape *a, const BloomIndexShape *b)
 		a->read_utf8 == b->read_utf8;
 }
 
+/* Whether a group's header names a TID form bloom_index_tid_form makes. */
+static bool
+bloom_index_tid_form_valid(const BloomGroupHeader *group)
+{
+	if (group->tid_block_bits == 0)
+		return group->tid_offset_bits == 0 && group->tids_per_page == BLOOM_INDEX_TIDS_PER_PAGE;
+	return group->rows == group->rows_max && group->tid_block_bits <= 32 &&
+		group->tid_offset_bits >= 1 && group->tid_offset_bits <= 16 &&
+		group->tids_per_page == BLOOM_TIDS_PACKED_BITS(group->tid_block_bits + group->tid_offset_bits);
+}
+
 /* Check what a group's header says before trusting it. */
 void
 bloom_index_check_group(Relation index, BlockNumber block, const BloomGroupHeader *group)
@@ -246,7 +258,8 @@ bloom_index_check_group(Relation index, BlockNumber block, const BloomGroupHeade
 		group->slice_bytes != rows_max / 8 || group->shape.k == 0 ||
 		group->slices_per_page != bloom_index_slices_per_page(rows_max) ||
 		group->slice_pages != bloom_index_slice_pages(group->shape.m, rows_max) ||
-		group->tid_pages != (rows_max + BLOOM_INDEX_TIDS_PER_PAGE - 1) / BLOOM_INDEX_TIDS_PER_PAGE ||
+		!bloom_index_tid_form_valid(group) ||
+		group->tid_pages != (rows_max + group->tids_per_page - 1) / group->tids_per_page ||
 		group->slice_first > MaxBlockNumber - group->slice_pages ||
 		group->tid_first > MaxBlockNumber - group->tid_pages)
 		ereport(ERROR,
@@ -273,12 +286,117 @@ bloom_index_read_group(Relation index, BlockNumber block, BlockNumber *next)
 	return header;
 }
 
+/* The bits that hold v: 1 for 0 and 1. */
+static uint32
+bloom_index_bits_for(uint64 v)
+{
+	return v == 0 ? 1 : (uint32) pg_leftmost_one_pos64(v) + 1;
+}
+
 /*
- * Refuse a heap TID read from the index that no heap page can hold (a
- * damaged page), before it reaches a bitmap.
+ * The form of a group's TID pages (index.h's head), in its header: packed
+ * for a group written full, with the fewest block bits B that hold every
+ * page's span (fewer bits, more rows to a page and more span to hold; 32
+ * always do), and ItemPointerData otherwise.  Sets tids_per_page and
+ * tid_pages.
  */
 void
-bloom_index_check_tid(Relation index, BlockNumber block, ItemPointer tid)
+bloom_index_tid_form(BloomGroupHeader *group, const ItemPointerData *tids)
+{
+	uint32		offset_bits = 1;
+
+	group->tid_block_bits = 0;
+	group->tid_offset_bits = 0;
+	group->tids_per_page = BLOOM_INDEX_TIDS_PER_PAGE;
+	if (group->rows == group->rows_max)
+	{
+		for (uint32 r = 0; r < group->rows; r++)
+			offset_bits = Max(offset_bits,
+							  bloom_index_bits_for(ItemPointerGetOffsetNumberNoCheck(&tids[r])));
+		for (uint32 block_bits = 1; block_bits <= 32 && group->tid_block_bits == 0; block_bits++)
+		{
+			uint32		per_page = BLOOM_TIDS_PACKED_BITS(block_bits + offset_bits);
+			bool		fits = per_page > BLOOM_INDEX_TIDS_PER_PAGE;
+
+			for (uint32 first = 0; first < group->rows && fits; first += per_page)
+			{
+				BlockNumber low = InvalidBlockNumber;
+				BlockNumber high = 0;
+
+				for (uint32 r = first; r < Min(group->rows, first + per_page); r++)
+				{
+					low = Min(low, ItemPointerGetBlockNumberNoCheck(&tids[r]));
+					high = Max(high, ItemPointerGetBlockNumberNoCheck(&tids[r]));
+				}
+				fits = block_bits == 32 || (uint64) (high - low) < (UINT64CONST(1) << block_bits);
+			}
+			if (fits)
+			{
+				group->tid_block_bits = block_bits;
+				group->tid_offset_bits = offset_bits;
+				group->tids_per_page = per_page;
+			}
+		}
+	}
+	group->tid_pages = (group->rows_max + group->tids_per_page - 1) / group->tids_per_page;
+}
+
+/* Write count TIDs as a TID page's contents, in the group's form; the rest none. */
+void
+bloom_index_fill_tid_page(const BloomGroupHeader *group, char *contents,
+						  const ItemPointerData *tids, uint32 count)
+{
+	uint32		width = group->tid_block_bits + group->tid_offset_bits;
+	BlockNumber first = InvalidBlockNumber;
+
+	Assert(count <= group->tids_per_page);
+	if (group->tid_block_bits == 0)
+	{
+		ItemPointerData *page_tids = (ItemPointerData *) contents;
+
+		for (uint32 i = 0; i < group->tids_per_page; i++)
+			ItemPointerSetInvalid(&page_tids[i]);
+		memcpy(page_tids, tids, count * sizeof(ItemPointerData));
+		return;
+	}
+	memset(contents, 0, BLOOM_INDEX_PAGE_BYTES);
+	for (uint32 i = 0; i < count; i++)
+		first = Min(first, ItemPointerGetBlockNumberNoCheck(&tids[i]));
+	memcpy(contents, &first, sizeof(first));
+	for (uint32 i = 0; i < count; i++)
+	{
+		uint64		bit = (uint64) i * width;
+		uint8	   *at = (uint8 *) contents + BLOOM_TIDS_PACKED_HEADER + bit / 8;
+		uint64		entry = (uint64) (ItemPointerGetBlockNumberNoCheck(&tids[i]) - first)
+			<< group->tid_offset_bits | ItemPointerGetOffsetNumberNoCheck(&tids[i]);
+
+		bf_store_le64(at, bf_load_le64(at) | entry << (bit % 8));
+	}
+}
+
+/* Mark row i of a TID page removed (VACUUM). */
+void
+bloom_index_remove_page_tid(const BloomGroupHeader *group, char *contents, uint32 i)
+{
+	uint64		bit = (uint64) i * (group->tid_block_bits + group->tid_offset_bits);
+	uint8	   *at = (uint8 *) contents + BLOOM_TIDS_PACKED_HEADER + bit / 8;
+
+	if (group->tid_block_bits == 0)
+		ItemPointerSetInvalid((ItemPointerData *) contents + i);
+	else
+		bf_store_le64(at, bf_load_le64(at) &
+					  ~(((UINT64CONST(1) << group->tid_offset_bits) - 1) << (bit % 8)));
+}
+
+/*
+ * Refuse a heap TID read from the index that no heap page can hold, or
+ * that is past the end of the table of heap_blocks blocks (a damaged page),
+ * before it reaches a bitmap: the index holds no TID of a block the table
+ * does not have, since VACUUM truncates the table only after removing the
+ * TIDs of its last pages.
+ */
+void
+bloom_index_check_tid(Relation index, BlockNumber block, ItemPointer tid, BlockNumber heap_blocks)
 {
 	OffsetNumber offset = ItemPointerGetOffsetNumberNoCheck(tid);
 
@@ -288,6 +406,14 @@ bloom_index_check_tid(Relation index, BlockNumber block, ItemPointer tid)
 				errmsg("index \"%s\" holds an invalid heap TID (%u,%u) at block %u",
 					   RelationGetRelationName(index), ItemPointerGetBlockNumberNoCheck(tid),
 					   offset, block),
+				errhint("Please REINDEX it."));
+	if (ItemPointerGetBlockNumberNoCheck(tid) >= heap_blocks)
+		ereport(ERROR,
+				errcode(ERRCODE_INDEX_CORRUPTED),
+				errmsg("index \"%s\" holds an invalid heap TID (%u,%u) at block %u",
+					   RelationGetRelationName(index), ItemPointerGetBlockNumberNoCheck(tid),
+					   offset, block),
+				errdetail("The table has %u blocks.", heap_blocks),
 				errhint("Please REINDEX it."));
 }
 

@@ -14,6 +14,7 @@
 #include "types/types.h"
 
 #include "access/htup_details.h"
+#include "access/relation.h"
 #include "access/relscan.h"
 #include "miscadmin.h"
 #include "port/pg_bitutils.h"
@@ -38,6 +39,7 @@ typedef struct BloomScanState
 	int			nshapes;
 	int			next_evict;
 	BlockNumber walk_limit;
+	BlockNumber heap_blocks;	/* the table's, when the lookup began */
 
 	/* a plain index scan (bloom_index_get_tuple): the rows found, in heap order */
 	MemoryContext context;		/* the scan's, where the bitmap lives */
@@ -350,26 +352,26 @@ bloom_scan_group(IndexScanDesc scan, BloomScanState *state, const BloomGroupHead
 		while (word != 0)
 		{
 			uint32		r = w * 64 + pg_rightmost_one_pos64(word);
-			const ItemPointerData *tids;
+			ItemPointerData tid;
 
 			word &= word - 1;
-			if (r / BLOOM_INDEX_TIDS_PER_PAGE != tid_page)
+			if (r / group->tids_per_page != tid_page)
 			{
 				if (BufferIsValid(tid_buffer))
 					UnlockReleaseBuffer(tid_buffer);
-				tid_page = r / BLOOM_INDEX_TIDS_PER_PAGE;
+				tid_page = r / group->tids_per_page;
 				tid_buffer = bloom_index_read(index, group->tid_first + tid_page, BUFFER_LOCK_SHARE,
 											  BLOOM_PAGE_TIDS);
 			}
-			tids = (const ItemPointerData *) PageGetContents(BufferGetPage(tid_buffer));
-			if (ItemPointerIsValid(&tids[r % BLOOM_INDEX_TIDS_PER_PAGE]))
+			bloom_index_page_tid(group, PageGetContents(BufferGetPage(tid_buffer)),
+								 r % group->tids_per_page, &tid);
+			if (ItemPointerIsValid(&tid))
 			{
-				ItemPointerData tid = tids[r % BLOOM_INDEX_TIDS_PER_PAGE];
-
-				if (ItemPointerGetOffsetNumberNoCheck(&tid) > MaxHeapTuplesPerPage)
+				if (ItemPointerGetOffsetNumberNoCheck(&tid) > MaxHeapTuplesPerPage ||
+					ItemPointerGetBlockNumberNoCheck(&tid) >= state->heap_blocks)
 				{
 					UnlockReleaseBuffer(tid_buffer);
-					bloom_index_check_tid(index, group->tid_first + tid_page, &tid);
+					bloom_index_check_tid(index, group->tid_first + tid_page, &tid, state->heap_blocks);
 				}
 				tbm_add_tuples(tbm, &tid, 1, recheck);
 				found++;
@@ -419,6 +421,13 @@ bloom_index_get_bitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	state->nshapes = 0;
 	state->next_evict = 0;
 	state->walk_limit = RelationGetNumberOfBlocks(index);
+	{
+		/* the table is locked by whoever scans its index */
+		Relation	heap = relation_open(index->rd_index->indrelid, NoLock);
+
+		state->heap_blocks = RelationGetNumberOfBlocks(heap);
+		relation_close(heap, NoLock);
+	}
 
 	/* the pending chain first, then the groups (index.h, concurrency) */
 	buffer = bloom_index_read(index, BLOOM_INDEX_METAPAGE, BUFFER_LOCK_SHARE, BLOOM_PAGE_META);

@@ -258,6 +258,7 @@ bloom_index_fill_slices(Page page, void *arg)
 
 typedef struct BloomTidFill
 {
+	const BloomGroupHeader *group;
 	const ItemPointerData *tids;
 	uint32		count;
 } BloomTidFill;
@@ -266,12 +267,12 @@ static void
 bloom_index_fill_tids(Page page, void *arg)
 {
 	BloomTidFill *fill = (BloomTidFill *) arg;
-	ItemPointerData *tids = (ItemPointerData *) PageGetContents(page);
+	char	   *contents = PageGetContents(page);
 
-	for (uint32 i = 0; i < BLOOM_INDEX_TIDS_PER_PAGE; i++)
-		ItemPointerSetInvalid(&tids[i]);
-	memcpy(tids, fill->tids, fill->count * sizeof(ItemPointerData));
-	((PageHeader) page)->pd_lower = ((char *) (tids + BLOOM_INDEX_TIDS_PER_PAGE)) - (char *) page;
+	bloom_index_fill_tid_page(fill->group, contents, fill->tids, fill->count);
+	((PageHeader) page)->pd_lower = (contents + (fill->group->tid_block_bits == 0 ?
+												 fill->group->tids_per_page * sizeof(ItemPointerData) :
+												 BLOOM_INDEX_PAGE_BYTES)) - (char *) page;
 }
 
 static void
@@ -315,7 +316,7 @@ bloom_index_write_group(Relation index, Buffer meta_buffer, const BloomIndexShap
 	header.rows = rows;
 	header.slice_bytes = rows_max / 8;
 	header.slices_per_page = bloom_index_slices_per_page(rows_max);
-	header.tid_pages = (rows_max + BLOOM_INDEX_TIDS_PER_PAGE - 1) / BLOOM_INDEX_TIDS_PER_PAGE;
+	bloom_index_tid_form(&header, tids);
 	header.slice_pages = bloom_index_slice_pages(shape->m, rows_max);
 	bloom_index_slices_init(&slices, shape->m, header.slice_bytes, 0, rows, row_bits);
 
@@ -334,9 +335,9 @@ bloom_index_write_group(Relation index, Buffer meta_buffer, const BloomIndexShap
 		}
 		else
 		{
-			uint32		first = (i - header.slice_pages) * BLOOM_INDEX_TIDS_PER_PAGE;
-			BloomTidFill fill = {tids + first,
-			rows > first ? Min(rows - first, BLOOM_INDEX_TIDS_PER_PAGE) : 0};
+			uint32		first = (i - header.slice_pages) * header.tids_per_page;
+			BloomTidFill fill = {&header, tids + first,
+			rows > first ? Min(rows - first, header.tids_per_page) : 0};
 
 			written = bloom_index_write_new_page(index, true, BLOOM_PAGE_TIDS,
 												 bloom_index_fill_tids, &fill);
@@ -417,8 +418,12 @@ bloom_index_group_add(Relation index, BlockNumber block, const BloomGroupHeader 
 		nbuffers++;
 	}
 
-	for (uint32 t = first / BLOOM_INDEX_TIDS_PER_PAGE;
-		 t <= (first + rows - 1) / BLOOM_INDEX_TIDS_PER_PAGE; t++)
+	/* an open group's TIDs are ItemPointerData: only a group written full is packed */
+	if (header->tid_block_bits != 0)
+		elog(ERROR, "index \"%s\": rows added to a group whose TIDs are packed",
+			 RelationGetRelationName(index));
+	for (uint32 t = first / header->tids_per_page;
+		 t <= (first + rows - 1) / header->tids_per_page; t++)
 	{
 		Buffer		buffer = bloom_index_read(index, header->tid_first + t, BUFFER_LOCK_EXCLUSIVE,
 											  BLOOM_PAGE_TIDS);
@@ -426,9 +431,9 @@ bloom_index_group_add(Relation index, BlockNumber block, const BloomGroupHeader 
 
 		state = GenericXLogStart(index);
 		page_tids = (ItemPointerData *) PageGetContents(GenericXLogRegisterBuffer(state, buffer, 0));
-		for (uint32 r = Max(first, t * BLOOM_INDEX_TIDS_PER_PAGE);
-			 r < Min(first + rows, (t + 1) * BLOOM_INDEX_TIDS_PER_PAGE); r++)
-			page_tids[r % BLOOM_INDEX_TIDS_PER_PAGE] = tids[r - first];
+		for (uint32 r = Max(first, t * header->tids_per_page);
+			 r < Min(first + rows, (t + 1) * header->tids_per_page); r++)
+			page_tids[r % header->tids_per_page] = tids[r - first];
 		GenericXLogFinish(state);
 		UnlockReleaseBuffer(buffer);
 	}

@@ -103,21 +103,24 @@ bloom_vacuum_groups(Relation index, BlockNumber block, IndexBulkDeleteResult *st
 		pfree(group);
 		for (uint32 t = 0; t < header.tid_pages; t++)
 		{
-			ItemPointerData *tids;
-			uint32		first = t * BLOOM_INDEX_TIDS_PER_PAGE;
+			char	   *contents;
+			uint32		first = t * header.tids_per_page;
 			uint32		count = header.rows > first ?
-				Min(header.rows - first, BLOOM_INDEX_TIDS_PER_PAGE) : 0;
+				Min(header.rows - first, header.tids_per_page) : 0;
 			GenericXLogState *state = NULL;
 
 			vacuum_delay_point_vacuum();
 			buffer = bloom_index_read(index, header.tid_first + t, BUFFER_LOCK_EXCLUSIVE,
 									  BLOOM_PAGE_TIDS);
-			tids = (ItemPointerData *) PageGetContents(BufferGetPage(buffer));
+			contents = PageGetContents(BufferGetPage(buffer));
 			for (uint32 i = 0; i < count; i++)
 			{
-				if (!ItemPointerIsValid(&tids[i]))
+				ItemPointerData tid;
+
+				bloom_index_page_tid(&header, contents, i, &tid);
+				if (!ItemPointerIsValid(&tid))
 					continue;
-				if (!callback(&tids[i], callback_state))
+				if (!callback(&tid, callback_state))
 				{
 					*live += 1;
 					continue;
@@ -125,10 +128,9 @@ bloom_vacuum_groups(Relation index, BlockNumber block, IndexBulkDeleteResult *st
 				if (state == NULL)
 				{
 					state = GenericXLogStart(index);
-					tids = (ItemPointerData *)
-						PageGetContents(GenericXLogRegisterBuffer(state, buffer, 0));
+					contents = PageGetContents(GenericXLogRegisterBuffer(state, buffer, 0));
 				}
-				ItemPointerSetInvalid(&tids[i]);
+				bloom_index_remove_page_tid(&header, contents, i);
 				stats->tuples_removed += 1;
 			}
 			if (state != NULL)
