@@ -116,6 +116,42 @@ BEGIN
 	SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) INTO scan_ms FROM unnest(by_scan) AS x;
 END
 $$;
+-- The floor under any index: the rows a lookup of value returns, fetched
+-- alone by their TIDs (a TID scan), repeated and right after a sequential
+-- scan of table, medians of runs.
+DROP FUNCTION IF EXISTS bench_rows_alone(regclass, int8, int);
+CREATE FUNCTION bench_rows_alone(tbl regclass, value int8, runs int,
+	OUT rows_ms float8, OUT rows_after_scan_ms float8, OUT row_count bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+	t timestamptz;
+	repeated float8[] := '{}';
+	after_scan float8[] := '{}';
+	scan_rows bigint;
+	tids tid[];
+	fetch_rows text := format('SELECT count(*) FROM %s WHERE ctid = ANY($1)', tbl);
+BEGIN
+	EXECUTE format('SELECT array_agg(ctid) FROM %s WHERE f @> $1', tbl) INTO tids USING value;
+	FOR r IN 1 .. runs LOOP
+		PERFORM set_config('enable_indexscan', 'off', true);
+		PERFORM set_config('enable_bitmapscan', 'off', true);
+		EXECUTE format('SELECT count(*) FROM %s WHERE f @> $1', tbl) INTO scan_rows USING value;
+		t := clock_timestamp();
+		EXECUTE fetch_rows INTO row_count USING tids;
+		after_scan := after_scan || extract(epoch FROM clock_timestamp() - t) * 1000;
+		t := clock_timestamp();
+		EXECUTE fetch_rows INTO row_count USING tids;
+		repeated := repeated || extract(epoch FROM clock_timestamp() - t) * 1000;
+	END LOOP;
+	PERFORM set_config('enable_indexscan', 'on', true);
+	PERFORM set_config('enable_bitmapscan', 'on', true);
+	IF row_count <> scan_rows THEN
+		RAISE EXCEPTION 'a TID scan fetched % rows of %', row_count, scan_rows;
+	END IF;
+	SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) INTO rows_ms FROM unnest(repeated) AS x;
+	SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) INTO rows_after_scan_ms FROM unnest(after_scan) AS x;
+END
+$$;
 EOF
 
 ms() { date +%s%3N; }
@@ -129,9 +165,14 @@ SELECT format(E'%s index %s ms, scan %s ms: 1/%s (%s rows; the planner chooses t
 	rpad('', 40), round(after_scan_ms::numeric, 2), round((scan_ms / after_scan_ms)::numeric),
 	round(fresh_ms::numeric, 2), round((scan_ms / fresh_ms)::numeric),
 	rpad('', 40), round(bitmap_ms::numeric, 2), round((scan_ms / bitmap_ms)::numeric),
-	round(bitmap_after_scan_ms::numeric, 2), round((scan_ms / bitmap_after_scan_ms)::numeric))
+	round(bitmap_after_scan_ms::numeric, 2), round((scan_ms / bitmap_after_scan_ms)::numeric)) AS format, scan_ms
 FROM bench_index_pair(format('SELECT count(*) FROM %I WHERE f @> %%s::int8', :'table'), 424242, 525252, :runs) \gset p_
 \echo :p_format
+SELECT format(E'%s the %s rows alone (a TID scan, the floor under any index): %s ms (1/%s), right after a scan %s ms (1/%s)',
+	rpad('', 40), row_count, round(rows_ms::numeric, 2), round((:p_scan_ms / rows_ms)::numeric),
+	round(rows_after_scan_ms::numeric, 2), round((:p_scan_ms / rows_after_scan_ms)::numeric))
+FROM bench_rows_alone(:'table', 424242, :runs) \gset r_
+\echo :r_format
 SELECT format(E'%s index %s ms, scan %s ms: 1/%s (%s rows; the planner chooses the %s)\n%s right after a scan %s ms: 1/%s; the bitmap scan %s ms (1/%s)',
 	rpad(:'label' || ', 1% of rows:', 40), round(index_ms::numeric, 2), round(scan_ms::numeric, 2),
 	round((scan_ms / index_ms)::numeric, 1), index_rows, planner_chose,

@@ -35,14 +35,14 @@
  * page of the group, for 256 rows).  So the build, which writes each page
  * once, makes groups of the largest G whose rows fit maintenance_work_mem
  * (32,640 rows of 1.2 kB filters at the default 64 MB: a lookup at
- * 1,000,000 such filters reads 32 headers and 224 slice pages), and the
- * flush makes open groups that grow: a shape's first has 256 rows, and each
- * new one a quarter of the rows the shape has in groups, up to about 8,192
- * rows and at most BLOOM_INDEX_SLICE_PAGES_MAX slice pages (8,128 rows of
- * 1.2 kB filters, 1,024 of 12 kB ones).  So the space left unused in open
- * groups is at most about a quarter of the index.  Filters of more than
- * 2^19 bits (64 kB) stay pending: so few of them fit a table that testing
- * each is cheap enough.
+ * 1,000,000 such filters reads 32 headers and 224 slice pages; 16 and 112
+ * at 1 GB), and the flush makes open groups that grow: a shape's first has
+ * 256 rows, and each new one a quarter of the rows the shape has in groups,
+ * up to about 8,192 rows and at most BLOOM_INDEX_SLICE_PAGES_MAX slice pages
+ * (8,128 rows of 1.2 kB filters, 1,024 of 12 kB ones).  So the space left
+ * unused in open groups is at most about a quarter of the index.  Filters of
+ * more than 2^19 bits (64 kB) stay pending: so few of them fit a table that
+ * testing each is cheap enough.
  *
  * A group's slice pages, then its TID pages, are consecutive blocks,
  * written while the relation extension lock is held: its header names the
@@ -67,10 +67,11 @@
  * into the list before it deletes the rows from the pending pages, so a row
  * that a scan does not find pending is in a group it reads afterwards.  A
  * row may be found twice, which a bitmap does not mind; a plain index scan
- * (amgettuple) returns the rows from a bitmap too, each once, in heap order.  A flush into an open group writes the slices and
- * TIDs of the new rows first and the group's row count last; a scan reads
- * the count first and ignores the rows past it, which it found pending.
- * Pending pages never leave the chain.
+ * (amgettuple) returns the rows from a bitmap too, each once, in heap
+ * order.  A flush into an open group writes the slices and TIDs of the new
+ * rows first and the group's row count last; a scan reads the count first
+ * and ignores the rows past it, which it found pending.  Pending pages never
+ * leave the chain.
  *
  * TID pages: a group's TIDs are in one of two forms, which its header's
  * tid_block_bits names.  0: ItemPointerData, 1,360 to a page, an invalid one
