@@ -42,6 +42,17 @@ BEGIN
 END
 $$;
 
+-- a query's plan as EXPLAIN (FORMAT JSON) gives it, run (ANALYZE) or not
+CREATE FUNCTION pg_temp.plan_json(query text, run bool DEFAULT false) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+	plan jsonb;
+BEGIN
+	EXECUTE format('EXPLAIN (ANALYZE %s, FORMAT JSON) ', CASE WHEN run THEN 'true' ELSE 'false' END) || query INTO plan;
+	RETURN plan;
+END
+$$;
+
 -- rows of mixed shapes: 1% at capacity 100 and 1000, the blocked scheme,
 -- counting filters cast to bloom, an empty filter and NULL
 INSERT INTO ix
@@ -78,20 +89,12 @@ ANALYZE ix_plan;
 EXPLAIN (COSTS OFF) SELECT id FROM ix_plan WHERE f @> 100;
 EXPLAIN (COSTS OFF) SELECT id FROM ix_plan WHERE 100 <@ f AND bloom_contains(f, 101);
 -- the hashed form written by hand: estimated as f @> x is, so planned alike
-CREATE FUNCTION pg_temp.plan_of(clause text) RETURNS jsonb
-LANGUAGE plpgsql AS $$
-DECLARE
-	plan jsonb;
-BEGIN
-	EXECUTE 'EXPLAIN (FORMAT JSON) SELECT id FROM ix_plan WHERE ' || clause INTO plan;
-	RETURN plan -> 0 -> 'Plan';
-END
-$$;
-SELECT pg_temp.plan_of('f @> bloom_value(100)') ->> 'Plan Rows' =
-	pg_temp.plan_of('f @> 100') ->> 'Plan Rows' AS estimated_alike,
-	(pg_temp.plan_of('f @> 100') ->> 'Plan Rows')::float8 < 0.01 * (SELECT count(*) FROM ix_plan)
-	AS estimate_is_small,
-	pg_temp.plan_of('f @> bloom_value(100)') ->> 'Node Type' AS hashed_form_plan;
+SELECT pg_temp.plan_json('SELECT id FROM ix_plan WHERE f @> bloom_value(100)') #>> '{0,Plan,Plan Rows}' =
+	pg_temp.plan_json('SELECT id FROM ix_plan WHERE f @> 100') #>> '{0,Plan,Plan Rows}' AS estimated_alike,
+	(pg_temp.plan_json('SELECT id FROM ix_plan WHERE f @> 100') #>> '{0,Plan,Plan Rows}')::float8
+		< 0.01 * (SELECT count(*) FROM ix_plan) AS estimate_is_small,
+	pg_temp.plan_json('SELECT id FROM ix_plan WHERE f @> bloom_value(100)') #>> '{0,Plan,Node Type}'
+		AS hashed_form_plan;
 SELECT array_agg(id ORDER BY id) FROM ix_plan WHERE 100 <@ f AND bloom_contains(f, 101);
 CREATE TABLE ix_small AS SELECT * FROM ix_plan WHERE id < 4;
 CREATE INDEX ON ix_small USING bloom_slices (f);
@@ -207,16 +210,8 @@ VACUUM ANALYZE ix_lossy;
 SET work_mem = '64kB';
 SET enable_seqscan = off;
 SET enable_indexscan = off;
-CREATE FUNCTION pg_temp.lossy_blocks(query text) RETURNS bigint
-LANGUAGE plpgsql AS $$
-DECLARE
-	plan jsonb;
-BEGIN
-	EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON) ' || query INTO plan;
-	RETURN jsonb_path_query_first(plan, '$.** ? (@."Node Type" == "Bitmap Heap Scan")."Lossy Heap Blocks"');
-END
-$$;
-SELECT pg_temp.lossy_blocks('SELECT count(*) FROM ix_lossy WHERE f @> -1') > 0 AS bitmap_went_lossy;
+SELECT jsonb_path_query_first(pg_temp.plan_json('SELECT count(*) FROM ix_lossy WHERE f @> -1', true),
+	'$.** ? (@."Node Type" == "Bitmap Heap Scan")."Lossy Heap Blocks"')::int > 0 AS bitmap_went_lossy;
 SET enable_indexscan = on;
 SET enable_bitmapscan = off;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM ix_lossy WHERE f @> -1;
