@@ -310,7 +310,7 @@ bloom_index_check(PG_FUNCTION_ARGS)
 	state.index = index;
 	state.heap = heap;
 	state.nblocks = RelationGetNumberOfBlocks(index);
-	state.heap_blocks = RelationGetNumberOfBlocks(heap);
+	state.heap_blocks = bloom_index_table_blocks(index);
 	if (heapallindexed)
 	{
 		HASHCTL		control = {0};

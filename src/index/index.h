@@ -274,6 +274,7 @@ extern void bloom_index_check_group(Relation index, BlockNumber block,
 									const BloomGroupHeader *group);
 extern BloomGroupHeader *bloom_index_read_group(Relation index, BlockNumber block,
 												BlockNumber *next);
+extern BlockNumber bloom_index_table_blocks(Relation index);
 extern void bloom_index_check_tid(Relation index, BlockNumber block, ItemPointer tid,
 								  BlockNumber heap_blocks);
 extern void bloom_index_tid_form(BloomGroupHeader *group, const ItemPointerData *tids);

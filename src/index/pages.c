@@ -8,7 +8,9 @@
 #include "index/index.h"
 #include "encoding/encoding.h"
 
+#include "access/tableam.h"
 #include "access/htup_details.h"
+#include "access/relation.h"
 #include "port/pg_bitutils.h"
 #include "storage/indexfsm.h"
 #include "utils/hsearch.h"
@@ -389,11 +391,30 @@ bloom_index_remove_page_tid(const BloomGroupHeader *group, char *contents, uint3
 }
 
 /*
+ * The blocks of the index's table now, or InvalidBlockNumber if its table
+ * access method is not heap's, whose TIDs need not name blocks of its file.
+ * Whoever reads the index holds a lock on the table.
+ */
+BlockNumber
+bloom_index_table_blocks(Relation index)
+{
+	Relation	table = relation_open(index->rd_index->indrelid, NoLock);
+	BlockNumber blocks = InvalidBlockNumber;
+
+	if (table->rd_tableam == GetHeapamTableAmRoutine())
+		blocks = RelationGetNumberOfBlocks(table);
+	relation_close(table, NoLock);
+	return blocks;
+}
+
+/*
  * Refuse a heap TID read from the index that no heap page can hold, or
- * that is past the end of the table of heap_blocks blocks (a damaged page),
- * before it reaches a bitmap: the index holds no TID of a block the table
- * does not have, since VACUUM truncates the table only after removing the
- * TIDs of its last pages.
+ * that is past the end of the table (a damaged page), before it reaches a
+ * bitmap: the index holds no TID of a block the table does not have, since
+ * VACUUM truncates the table only after removing the TIDs of its last
+ * pages.  heap_blocks is the table's size when the caller last looked; the
+ * table may have grown since (a concurrent insert), so it is measured again
+ * before a TID past it is refused.
  */
 void
 bloom_index_check_tid(Relation index, BlockNumber block, ItemPointer tid, BlockNumber heap_blocks)
@@ -407,7 +428,8 @@ bloom_index_check_tid(Relation index, BlockNumber block, ItemPointer tid, BlockN
 					   RelationGetRelationName(index), ItemPointerGetBlockNumberNoCheck(tid),
 					   offset, block),
 				errhint("Please REINDEX it."));
-	if (ItemPointerGetBlockNumberNoCheck(tid) >= heap_blocks)
+	if (ItemPointerGetBlockNumberNoCheck(tid) >= heap_blocks &&
+		ItemPointerGetBlockNumberNoCheck(tid) >= (heap_blocks = bloom_index_table_blocks(index)))
 		ereport(ERROR,
 				errcode(ERRCODE_INDEX_CORRUPTED),
 				errmsg("index \"%s\" holds an invalid heap TID (%u,%u) at block %u",

@@ -14,7 +14,6 @@
 #include "types/types.h"
 
 #include "access/htup_details.h"
-#include "access/relation.h"
 #include "access/relscan.h"
 #include "miscadmin.h"
 #include "port/pg_bitutils.h"
@@ -39,7 +38,7 @@ typedef struct BloomScanState
 	int			nshapes;
 	int			next_evict;
 	BlockNumber walk_limit;
-	BlockNumber heap_blocks;	/* the table's, when the lookup began */
+	BlockNumber heap_blocks;	/* the table's (bloom_index_table_blocks) when last measured */
 
 	/* a plain index scan (bloom_index_get_tuple): the rows found, in heap order */
 	MemoryContext context;		/* the scan's, where the bitmap lives */
@@ -367,6 +366,9 @@ bloom_scan_group(IndexScanDesc scan, BloomScanState *state, const BloomGroupHead
 								 r % group->tids_per_page, &tid);
 			if (ItemPointerIsValid(&tid))
 			{
+				/* the table may have grown since the lookup began */
+				if (ItemPointerGetBlockNumberNoCheck(&tid) >= state->heap_blocks)
+					state->heap_blocks = bloom_index_table_blocks(index);
 				if (ItemPointerGetOffsetNumberNoCheck(&tid) > MaxHeapTuplesPerPage ||
 					ItemPointerGetBlockNumberNoCheck(&tid) >= state->heap_blocks)
 				{
@@ -404,7 +406,10 @@ bloom_index_get_bitmap(IndexScanDesc scan, TIDBitmap *tbm)
 
 		/* f @> NULL is NULL: no row */
 		if (key->sk_flags & SK_ISNULL)
+		{
+			pfree(state->keys);
 			return 0;
+		}
 		hashed = (const BloomHashed *) DatumGetPointer(key->sk_argument);
 		if (hashed->version != BLOOM_HASHED_VERSION)
 			ereport(ERROR,
@@ -421,13 +426,7 @@ bloom_index_get_bitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	state->nshapes = 0;
 	state->next_evict = 0;
 	state->walk_limit = RelationGetNumberOfBlocks(index);
-	{
-		/* the table is locked by whoever scans its index */
-		Relation	heap = relation_open(index->rd_index->indrelid, NoLock);
-
-		state->heap_blocks = RelationGetNumberOfBlocks(heap);
-		relation_close(heap, NoLock);
-	}
+	state->heap_blocks = bloom_index_table_blocks(index);
 
 	/* the pending chain first, then the groups (index.h, concurrency) */
 	buffer = bloom_index_read(index, BLOOM_INDEX_METAPAGE, BUFFER_LOCK_SHARE, BLOOM_PAGE_META);
