@@ -38,7 +38,8 @@ typedef struct BloomScanState
 	int			nshapes;
 	int			next_evict;
 	BlockNumber walk_limit;
-	BlockNumber heap_blocks;	/* the table's (bloom_index_table_blocks) when last measured */
+	BlockNumber heap_blocks;	/* the table's when last measured, 0 before: measured
+								 * at the first TID past it, once a scan, not a rescan */
 
 	/* a plain index scan (bloom_index_get_tuple): the rows found, in heap order */
 	MemoryContext context;		/* the scan's, where the bitmap lives */
@@ -426,7 +427,6 @@ bloom_index_get_bitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	state->nshapes = 0;
 	state->next_evict = 0;
 	state->walk_limit = RelationGetNumberOfBlocks(index);
-	state->heap_blocks = bloom_index_table_blocks(index);
 
 	/* the pending chain first, then the groups (index.h, concurrency) */
 	buffer = bloom_index_read(index, BLOOM_INDEX_METAPAGE, BUFFER_LOCK_SHARE, BLOOM_PAGE_META);
