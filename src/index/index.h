@@ -67,7 +67,7 @@
  * into the list before it deletes the rows from the pending pages, so a row
  * that a scan does not find pending is in a group it reads afterwards.  A
  * row may be found twice, which a bitmap does not mind; a plain index scan
- * (amgettuple) returns the rows from a bitmap too, each once, in heap
+ * (amgettuple) sorts the rows it found and returns each once, in heap
  * order.  A flush into an open group writes the slices and TIDs of the new
  * rows first and the group's row count last; a scan reads the count first
  * and ignores the rows past it, which it found pending.  Pending pages never

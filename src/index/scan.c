@@ -5,7 +5,7 @@
  * has every key's k bits.  The pending rows are tested one by one, then
  * each group's k slices per key are ANDed (index.h).  A bitmap scan takes
  * the rows as a bitmap (amgetbitmap); a plain index scan (amgettuple), one
- * by one from a bitmap of its own.
+ * by one in heap order, prefetching their pages a few ahead.
  */
 #include "postgres.h"
 
@@ -18,6 +18,10 @@
 #include "miscadmin.h"
 #include "port/pg_bitutils.h"
 #include "utils/hsearch.h"
+#include "utils/memutils.h"
+#include "utils/spccache.h"
+#include "access/tableam.h"
+#include "storage/buf_internals.h"
 #include "utils/rel.h"
 
 /* A key's positions in one shape, computed once per shape met. */
@@ -30,6 +34,18 @@ typedef struct BloomScanShape
 
 #define BLOOM_SCAN_SHAPES 8
 
+/* A page a plain scan prefetched: its buffer (if in shared buffers) and first row */
+typedef struct BloomScanPrefetched
+{
+	Buffer		buffer;
+	OffsetNumber offset;
+} BloomScanPrefetched;
+
+#define BLOOM_SCAN_RING 64
+
+/* Heap pages a plain scan prefetches ahead of the one it returns (doc/benchmarks.md) */
+#define BLOOM_SCAN_PREFETCH 8
+
 typedef struct BloomScanState
 {
 	int			nkeys;
@@ -41,9 +57,23 @@ typedef struct BloomScanState
 	BlockNumber heap_blocks;	/* the table's when last measured, 0 before: measured
 								 * at the first TID past it, once a scan, not a rescan */
 
+	/* where a lookup puts the rows it finds (bloom_scan_found) */
+	TIDBitmap  *sink;			/* a bitmap: a bitmap scan's, or a plain scan's past work_mem */
+	uint64	   *found;			/* else a plain scan's array of BLOOM_SCAN_KEY()s */
+	Size		nfound;
+	Size		maxfound;
+	Size		found_limit;	/* the keys work_mem holds */
+
 	/* a plain index scan (bloom_index_get_tuple): the rows found, in heap order */
-	MemoryContext context;		/* the scan's, where the bitmap lives */
-	TIDBitmap  *tids;			/* NULL until the scan's first row is asked for */
+	MemoryContext context;		/* the scan's, where the rows found live */
+	bool		looked_up;		/* the lookup has run since the last rescan */
+	Size		next_found;		/* the next of found to return */
+	Size		next_prefetch;	/* the first of found whose page is not prefetched */
+	int			prefetch_pages; /* how many pages ahead of the one returned (0: none) */
+	uint64		pages_started;	/* pages returned, the one being returned included */
+	uint64		pages_prefetched;	/* pages prefetched (or returned before they were) */
+	BloomScanPrefetched prefetch_ring[BLOOM_SCAN_RING]; /* by page: pages_prefetched % ring */
+	TIDBitmap  *tids;			/* or, past work_mem, the bitmap of them */
 	BloomTbmIterator *iterator;
 	BlockNumber block;			/* the page being returned */
 	OffsetNumber offsets[MaxHeapTuplesPerPage];
@@ -63,6 +93,74 @@ bloom_index_begin_scan(Relation index, int nkeys, int norderbys)
 	return scan;
 }
 
+/*
+ * A row found, as a plain scan keeps it: sorted, these keys are in heap
+ * order, and a row found twice (pending and in a group) is two neighbours.
+ */
+#define BLOOM_SCAN_KEY(block, offset, recheck) \
+	((uint64) (block) << 17 | (uint64) (offset) << 1 | (uint64) ((recheck) ? 1 : 0))
+#define BLOOM_SCAN_KEY_BLOCK(key) ((BlockNumber) ((key) >> 17))
+#define BLOOM_SCAN_KEY_OFFSET(key) ((OffsetNumber) (((key) >> 1) & 0xFFFF))
+
+#define ST_SORT bloom_scan_sort_found
+#define ST_ELEMENT_TYPE uint64
+#define ST_COMPARE(a, b) (*(a) < *(b) ? -1 : *(a) > *(b) ? 1 : 0)
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+/* Move a plain scan's rows found into a bitmap, whose size work_mem bounds. */
+static void
+bloom_scan_found_to_bitmap(BloomScanState *state)
+{
+	MemoryContext caller = MemoryContextSwitchTo(state->context);
+
+	state->sink = tbm_create(work_mem * 1024L, NULL);
+	for (Size i = 0; i < state->nfound; i++)
+	{
+		ItemPointerData tid;
+
+		ItemPointerSet(&tid, BLOOM_SCAN_KEY_BLOCK(state->found[i]),
+					   BLOOM_SCAN_KEY_OFFSET(state->found[i]));
+		tbm_add_tuples(state->sink, &tid, 1, (state->found[i] & 1) != 0);
+	}
+	if (state->found != NULL)
+		pfree(state->found);
+	state->found = NULL;
+	state->nfound = state->maxfound = 0;
+	MemoryContextSwitchTo(caller);
+}
+
+/*
+ * Keep a row found: in the bitmap scan's bitmap, or in the plain scan's
+ * array, which sorts faster than a bitmap sorts its pages, while it fits
+ * work_mem (then in a bitmap, which may become lossy).
+ */
+static inline void
+bloom_scan_found(BloomScanState *state, ItemPointer tid, bool recheck)
+{
+	if (state->sink == NULL && state->nfound == state->maxfound)
+	{
+		if (state->nfound >= state->found_limit)
+			bloom_scan_found_to_bitmap(state);
+		else
+		{
+			Size		grown = Min(Max(state->maxfound * 2, 1024), state->found_limit);
+
+			state->found = state->found == NULL ?
+				MemoryContextAlloc(state->context, grown * sizeof(uint64)) :
+				repalloc(state->found, grown * sizeof(uint64));
+			state->maxfound = grown;
+		}
+	}
+	if (state->sink != NULL)
+		tbm_add_tuples(state->sink, tid, 1, recheck);
+	else
+		state->found[state->nfound++] =
+			BLOOM_SCAN_KEY(ItemPointerGetBlockNumberNoCheck(tid),
+						   ItemPointerGetOffsetNumberNoCheck(tid), recheck);
+}
+
 /* Forget the rows a plain index scan found, for a rescan or the end. */
 static void
 bloom_scan_forget_rows(BloomScanState *state)
@@ -71,8 +169,13 @@ bloom_scan_forget_rows(BloomScanState *state)
 		bloom_tbm_end_iterate(state->iterator);
 	if (state->tids != NULL)
 		tbm_free(state->tids);
+	if (state->found != NULL)
+		pfree(state->found);
 	state->iterator = NULL;
 	state->tids = NULL;
+	state->found = NULL;
+	state->nfound = state->maxfound = state->next_found = 0;
+	state->looked_up = false;
 }
 
 void
@@ -193,7 +296,7 @@ bloom_scan_tuple(BloomScanState *state, const BloomPendingTuple *tuple, bool *un
 }
 
 static int64
-bloom_scan_pending(IndexScanDesc scan, BloomScanState *state, BlockNumber block, TIDBitmap *tbm)
+bloom_scan_pending(IndexScanDesc scan, BloomScanState *state, BlockNumber block)
 {
 	Relation	index = scan->indexRelation;
 	HTAB	   *chunked = NULL;
@@ -235,7 +338,7 @@ bloom_scan_pending(IndexScanDesc scan, BloomScanState *state, BlockNumber block,
 			{
 				if (match)
 				{
-					tbm_add_tuples(tbm, &tuple->tid, 1, unknown);
+					bloom_scan_found(state, &tuple->tid, unknown);
 					found++;
 				}
 				continue;
@@ -272,7 +375,7 @@ bloom_scan_pending(IndexScanDesc scan, BloomScanState *state, BlockNumber block,
 		while ((row = hash_seq_search(&status)) != NULL)
 			if (row->match)
 			{
-				tbm_add_tuples(tbm, &row->tid, 1, row->unknown || row->bytes_seen != row->bytes);
+				bloom_scan_found(state, &row->tid, row->unknown || row->bytes_seen != row->bytes);
 				found++;
 			}
 		hash_destroy(chunked);
@@ -280,13 +383,16 @@ bloom_scan_pending(IndexScanDesc scan, BloomScanState *state, BlockNumber block,
 	return found;
 }
 
-/* AND one slice into the group's candidates. */
-static void
+/* AND one slice into the group's candidates; whether any is left. */
+static bool
 bloom_scan_and_slice(Relation index, const BloomGroupHeader *group, uint64 position,
 					 uint64 *candidates)
 {
 	uint32		page_index = (uint32) (position / group->slices_per_page);
 	uint32		within = (uint32) (position % group->slices_per_page);
+	uint32		words = group->slice_bytes / 8;
+	uint32		w = 0;
+	uint64		any = 0;
 	Buffer		buffer;
 	const uint8 *slice;
 
@@ -295,14 +401,25 @@ bloom_scan_and_slice(Relation index, const BloomGroupHeader *group, uint64 posit
 	slice = (const uint8 *) PageGetContents(BufferGetPage(buffer)) +
 		(size_t) within * group->slice_bytes;
 	/* little-endian words, as the slices are written: bit r of word w is row 64 w + r */
-	for (uint32 w = 0; w < group->slice_bytes / 8; w++)
+	for (; w + 4 <= words; w += 4)
+	{
 		candidates[w] &= bf_load_le64(slice + (size_t) w * 8);
+		candidates[w + 1] &= bf_load_le64(slice + (size_t) (w + 1) * 8);
+		candidates[w + 2] &= bf_load_le64(slice + (size_t) (w + 2) * 8);
+		candidates[w + 3] &= bf_load_le64(slice + (size_t) (w + 3) * 8);
+		any |= candidates[w] | candidates[w + 1] | candidates[w + 2] | candidates[w + 3];
+	}
+	for (; w < words; w++)
+	{
+		candidates[w] &= bf_load_le64(slice + (size_t) w * 8);
+		any |= candidates[w];
+	}
 	UnlockReleaseBuffer(buffer);
+	return any != 0;
 }
 
 static int64
-bloom_scan_group(IndexScanDesc scan, BloomScanState *state, const BloomGroupHeader *group,
-				 TIDBitmap *tbm)
+bloom_scan_group(IndexScanDesc scan, BloomScanState *state, const BloomGroupHeader *group)
 {
 	Relation	index = scan->indexRelation;
 	uint32		words = group->rows_max / 64;
@@ -331,18 +448,11 @@ bloom_scan_group(IndexScanDesc scan, BloomScanState *state, const BloomGroupHead
 			continue;
 		}
 		for (int j = 0; j < group->shape.k; j++)
-		{
-			bool		any = false;
-
-			bloom_scan_and_slice(index, group, p[j], candidates);
-			for (uint32 w = 0; w < words && !any; w++)
-				any = candidates[w] != 0;
-			if (!any)
+			if (!bloom_scan_and_slice(index, group, p[j], candidates))
 			{
 				pfree(candidates);
 				return 0;
 			}
-		}
 	}
 
 	for (uint32 w = 0; w < words; w++)
@@ -376,7 +486,7 @@ bloom_scan_group(IndexScanDesc scan, BloomScanState *state, const BloomGroupHead
 					UnlockReleaseBuffer(tid_buffer);
 					bloom_index_check_tid(index, group->tid_first + tid_page, &tid, state->heap_blocks);
 				}
-				tbm_add_tuples(tbm, &tid, 1, recheck);
+				bloom_scan_found(state, &tid, recheck);
 				found++;
 			}
 		}
@@ -387,8 +497,9 @@ bloom_scan_group(IndexScanDesc scan, BloomScanState *state, const BloomGroupHead
 	return found;
 }
 
-int64
-bloom_index_get_bitmap(IndexScanDesc scan, TIDBitmap *tbm)
+/* Run the lookup, giving every row found to bloom_scan_found; how many. */
+static int64
+bloom_scan_lookup(IndexScanDesc scan)
 {
 	Relation	index = scan->indexRelation;
 	BloomScanState *state = (BloomScanState *) scan->opaque;
@@ -432,7 +543,7 @@ bloom_index_get_bitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	buffer = bloom_index_read(index, BLOOM_INDEX_METAPAGE, BUFFER_LOCK_SHARE, BLOOM_PAGE_META);
 	pending_head = bloom_index_meta_checked(index, BufferGetPage(buffer))->pending_head;
 	UnlockReleaseBuffer(buffer);
-	found = bloom_scan_pending(scan, state, pending_head, tbm);
+	found = bloom_scan_pending(scan, state, pending_head);
 
 	buffer = bloom_index_read(index, BLOOM_INDEX_METAPAGE, BUFFER_LOCK_SHARE, BLOOM_PAGE_META);
 	block = BloomIndexPageMeta(BufferGetPage(buffer))->group_head;
@@ -444,38 +555,162 @@ bloom_index_get_bitmap(IndexScanDesc scan, TIDBitmap *tbm)
 		CHECK_FOR_INTERRUPTS();
 		bloom_scan_step(scan, state, &steps);
 		group = bloom_index_read_group(index, block, &block);
-		found += bloom_scan_group(scan, state, group, tbm);
+		found += bloom_scan_group(scan, state, group);
 		pfree(group);
 	}
 	pfree(state->keys);
 	return found;
 }
 
+int64
+bloom_index_get_bitmap(IndexScanDesc scan, TIDBitmap *tbm)
+{
+	BloomScanState *state = (BloomScanState *) scan->opaque;
+	int64		found;
+
+	state->sink = tbm;
+	found = bloom_scan_lookup(scan);
+	state->sink = NULL;
+	return found;
+}
+
+/* How many heap pages a plain scan prefetches ahead; 0 if none. */
+static int
+bloom_scan_prefetch_pages(IndexScanDesc scan)
+{
+	Relation	heap = scan->heapRelation;
+
+	if (heap == NULL || heap->rd_tableam != GetHeapamTableAmRoutine())
+		return 0;
+	return get_tablespace_io_concurrency(heap->rd_rel->reltablespace) > 0 ? BLOOM_SCAN_PREFETCH : 0;
+}
+
 /*
- * A plain index scan returns the rows bloom_index_get_bitmap finds one by
- * one, from a bitmap of them (as large as work_mem, like a bitmap scan's).
- * The bitmap holds a row found twice (pending and in a group) once, and
- * returns the rows in heap order, so the table is read as a bitmap heap
- * scan reads it.  What the plain scan spares: the planner keeps the original
- * clause (f @> x) as a Filter evaluated on every row a bitmap heap scan
- * fetches, but drops it beside an index scan whose condition is exact
- * (index/condition.c), and rechecks only the rows the index cannot decide.
+ * Prefetch the heap pages of the rows found next, prefetch_pages pages
+ * ahead of the one a plain scan starts returning (the row at next_found):
+ * PrefetchBuffer starts the read of a page not in shared buffers, and of a
+ * page that is, the buffer's descriptor, the page's header and the first
+ * row's line pointer are brought into the CPU's cache, which reading the
+ * rows would otherwise wait for, page after page.  The next page's first
+ * row is prefetched too, where its line pointer (in cache by then) says.
+ */
+static void
+bloom_scan_prefetch(IndexScanDesc scan, BloomScanState *state)
+{
+	BloomScanPrefetched *next;
+
+	state->pages_started++;
+	if (state->pages_prefetched <= state->pages_started)
+	{
+		/* not ahead (at first): start after this page */
+		state->pages_prefetched = state->pages_started + 1;
+		state->next_prefetch = state->next_found;
+		while (state->next_prefetch < state->nfound &&
+			   BLOOM_SCAN_KEY_BLOCK(state->found[state->next_prefetch]) == state->block)
+			state->next_prefetch++;
+	}
+	while (state->next_prefetch < state->nfound &&
+		   state->pages_prefetched <= state->pages_started + state->prefetch_pages)
+	{
+		uint64		key = state->found[state->next_prefetch];
+		BlockNumber block = BLOOM_SCAN_KEY_BLOCK(key);
+		PrefetchBufferResult result;
+		BloomScanPrefetched *entry = &state->prefetch_ring[state->pages_prefetched % BLOOM_SCAN_RING];
+
+		result = PrefetchBuffer(scan->heapRelation, MAIN_FORKNUM, block);
+		entry->buffer = result.recent_buffer;
+		entry->offset = BLOOM_SCAN_KEY_OFFSET(key);
+		if (BufferIsValid(result.recent_buffer))
+		{
+			const char *page = BufferGetPage(result.recent_buffer);
+
+			if (result.recent_buffer > 0)
+				__builtin_prefetch(GetBufferDescriptor(result.recent_buffer - 1), 0, 3);
+			__builtin_prefetch(page, 0, 3);
+			__builtin_prefetch(page + SizeOfPageHeaderData + (entry->offset - 1) * sizeof(ItemIdData), 0, 3);
+		}
+		while (state->next_prefetch < state->nfound &&
+			   BLOOM_SCAN_KEY_BLOCK(state->found[state->next_prefetch]) == block)
+			state->next_prefetch++;
+		state->pages_prefetched++;
+	}
+	if (state->pages_started + 1 < state->pages_prefetched)
+	{
+		next = &state->prefetch_ring[(state->pages_started + 1) % BLOOM_SCAN_RING];
+		if (BufferIsValid(next->buffer))
+		{
+			/* read unlocked, a hint only: the page may change, the address stays in it */
+			const char *page = BufferGetPage(next->buffer);
+			ItemIdData	item;
+
+			memcpy(&item, page + SizeOfPageHeaderData + (next->offset - 1) * sizeof(ItemIdData),
+				   sizeof(item));
+			if (item.lp_off < BLCKSZ)
+				__builtin_prefetch(page + item.lp_off, 0, 3);
+		}
+	}
+}
+
+/*
+ * A plain index scan returns the rows the lookup finds one by one, in heap
+ * order, each once (a row may be found pending and in a group), so the
+ * table is read as a bitmap heap scan reads it.  They are kept in an array
+ * sorted once, or past work_mem in a bitmap, as large as a bitmap scan's.
+ * What the plain scan spares: the planner keeps the original clause (f @> x)
+ * as a Filter evaluated on every row a bitmap heap scan fetches, but drops
+ * it beside an index scan whose condition is exact (index/condition.c), and
+ * rechecks only the rows the index cannot decide.
  */
 bool
 bloom_index_get_tuple(IndexScanDesc scan, ScanDirection direction)
 {
 	BloomScanState *state = (BloomScanState *) scan->opaque;
 
+	if (!state->looked_up)
+	{
+		state->sink = NULL;
+		state->found_limit = Min((Size) work_mem * 1024 / sizeof(uint64), MaxAllocSize / sizeof(uint64));
+		bloom_scan_lookup(scan);
+		if (state->sink != NULL)
+		{
+			MemoryContext caller = MemoryContextSwitchTo(state->context);
+
+			state->tids = state->sink;
+			state->sink = NULL;
+			state->iterator = bloom_tbm_begin_iterate(state->tids);
+			state->ntuples = 0;
+			state->next = 0;
+			MemoryContextSwitchTo(caller);
+		}
+		else if (state->nfound > 1)
+			bloom_scan_sort_found(state->found, state->nfound);
+		state->next_found = state->next_prefetch = 0;
+		state->block = InvalidBlockNumber;
+		state->pages_started = state->pages_prefetched = 0;
+		state->prefetch_pages = bloom_scan_prefetch_pages(scan);
+		state->looked_up = true;
+	}
 	if (state->tids == NULL)
 	{
-		MemoryContext caller = MemoryContextSwitchTo(state->context);
+		uint64		key;
+		bool		recheck;
 
-		state->tids = tbm_create(work_mem * 1024L, NULL);
-		bloom_index_get_bitmap(scan, state->tids);
-		state->iterator = bloom_tbm_begin_iterate(state->tids);
-		state->ntuples = 0;
-		state->next = 0;
-		MemoryContextSwitchTo(caller);
+		if (state->next_found >= state->nfound)
+			return false;
+		key = state->found[state->next_found];
+		if (BLOOM_SCAN_KEY_BLOCK(key) != state->block && state->prefetch_pages > 0)
+		{
+			state->block = BLOOM_SCAN_KEY_BLOCK(key);
+			bloom_scan_prefetch(scan, state);
+		}
+		state->next_found++;
+		recheck = (key & 1) != 0;
+		while (state->next_found < state->nfound &&
+			   state->found[state->next_found] >> 1 == key >> 1)
+			recheck = recheck || (state->found[state->next_found++] & 1) != 0;
+		ItemPointerSet(&scan->xs_heaptid, BLOOM_SCAN_KEY_BLOCK(key), BLOOM_SCAN_KEY_OFFSET(key));
+		scan->xs_recheck = recheck;
+		return true;
 	}
 	for (;;)
 	{
