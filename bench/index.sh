@@ -116,9 +116,9 @@ BEGIN
 	SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) INTO scan_ms FROM unnest(by_scan) AS x;
 END
 $$;
--- The floor under any index: the rows a lookup of value returns, fetched
--- alone by their TIDs (a TID scan), repeated and right after a sequential
--- scan of table, medians of runs.
+-- The rows a lookup of value returns, fetched alone by their TIDs (a TID
+-- scan, which reads one page after another: the plain index scan prefetches
+-- them), repeated and right after a sequential scan of table, medians of runs.
 DROP FUNCTION IF EXISTS bench_rows_alone(regclass, int8, int);
 CREATE FUNCTION bench_rows_alone(tbl regclass, value int8, runs int,
 	OUT rows_ms float8, OUT rows_after_scan_ms float8, OUT row_count bigint)
@@ -168,7 +168,7 @@ SELECT format(E'%s index %s ms, scan %s ms: 1/%s (%s rows; the planner chooses t
 	round(bitmap_after_scan_ms::numeric, 2), round((scan_ms / bitmap_after_scan_ms)::numeric)) AS format, scan_ms
 FROM bench_index_pair(format('SELECT count(*) FROM %I WHERE f @> %%s::int8', :'table'), 424242, 525252, :runs) \gset p_
 \echo :p_format
-SELECT format(E'%s the %s rows alone (a TID scan, the floor under any index): %s ms (1/%s), right after a scan %s ms (1/%s)',
+SELECT format(E'%s the %s rows alone, by a TID scan (no prefetching): %s ms (1/%s), right after a scan %s ms (1/%s)',
 	rpad('', 40), row_count, round(rows_ms::numeric, 2), round((:p_scan_ms / rows_ms)::numeric),
 	round(rows_after_scan_ms::numeric, 2), round((:p_scan_ms / rows_after_scan_ms)::numeric))
 FROM bench_rows_alone(:'table', 424242, :runs) \gset r_

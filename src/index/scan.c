@@ -34,14 +34,6 @@ typedef struct BloomScanShape
 
 #define BLOOM_SCAN_SHAPES 8
 
-/* A page a plain scan prefetched: its buffer (if in shared buffers) and first row */
-typedef struct BloomScanPrefetched
-{
-	Buffer		buffer;
-	OffsetNumber offset;
-} BloomScanPrefetched;
-
-#define BLOOM_SCAN_RING 64
 
 /* Heap pages a plain scan prefetches ahead of the one it returns (doc/benchmarks.md) */
 #define BLOOM_SCAN_PREFETCH 8
@@ -72,7 +64,6 @@ typedef struct BloomScanState
 	int			prefetch_pages; /* how many pages ahead of the one returned (0: none) */
 	uint64		pages_started;	/* pages returned, the one being returned included */
 	uint64		pages_prefetched;	/* pages prefetched (or returned before they were) */
-	BloomScanPrefetched prefetch_ring[BLOOM_SCAN_RING]; /* by page: pages_prefetched % ring */
 	TIDBitmap  *tids;			/* or, past work_mem, the bitmap of them */
 	BloomTbmIterator *iterator;
 	BlockNumber block;			/* the page being returned */
@@ -591,14 +582,11 @@ bloom_scan_prefetch_pages(IndexScanDesc scan)
  * PrefetchBuffer starts the read of a page not in shared buffers, and of a
  * page that is, the buffer's descriptor, the page's header and the first
  * row's line pointer are brought into the CPU's cache, which reading the
- * rows would otherwise wait for, page after page.  The next page's first
- * row is prefetched too, where its line pointer (in cache by then) says.
+ * rows would otherwise wait for, page after page.
  */
 static void
 bloom_scan_prefetch(IndexScanDesc scan, BloomScanState *state)
 {
-	BloomScanPrefetched *next;
-
 	state->pages_started++;
 	if (state->pages_prefetched <= state->pages_started)
 	{
@@ -614,12 +602,10 @@ bloom_scan_prefetch(IndexScanDesc scan, BloomScanState *state)
 	{
 		uint64		key = state->found[state->next_prefetch];
 		BlockNumber block = BLOOM_SCAN_KEY_BLOCK(key);
+		OffsetNumber offset = BLOOM_SCAN_KEY_OFFSET(key);
 		PrefetchBufferResult result;
-		BloomScanPrefetched *entry = &state->prefetch_ring[state->pages_prefetched % BLOOM_SCAN_RING];
 
 		result = PrefetchBuffer(scan->heapRelation, MAIN_FORKNUM, block);
-		entry->buffer = result.recent_buffer;
-		entry->offset = BLOOM_SCAN_KEY_OFFSET(key);
 		if (BufferIsValid(result.recent_buffer))
 		{
 			const char *page = BufferGetPage(result.recent_buffer);
@@ -627,27 +613,14 @@ bloom_scan_prefetch(IndexScanDesc scan, BloomScanState *state)
 			if (result.recent_buffer > 0)
 				__builtin_prefetch(GetBufferDescriptor(result.recent_buffer - 1), 0, 3);
 			__builtin_prefetch(page, 0, 3);
-			__builtin_prefetch(page + SizeOfPageHeaderData + (entry->offset - 1) * sizeof(ItemIdData), 0, 3);
+			/* a pending row's TID reaches here unchecked: an address in the page */
+			if (offset >= FirstOffsetNumber && offset <= MaxHeapTuplesPerPage)
+				__builtin_prefetch(page + SizeOfPageHeaderData + (offset - 1) * sizeof(ItemIdData), 0, 3);
 		}
 		while (state->next_prefetch < state->nfound &&
 			   BLOOM_SCAN_KEY_BLOCK(state->found[state->next_prefetch]) == block)
 			state->next_prefetch++;
 		state->pages_prefetched++;
-	}
-	if (state->pages_started + 1 < state->pages_prefetched)
-	{
-		next = &state->prefetch_ring[(state->pages_started + 1) % BLOOM_SCAN_RING];
-		if (BufferIsValid(next->buffer))
-		{
-			/* read unlocked, a hint only: the page may change, the address stays in it */
-			const char *page = BufferGetPage(next->buffer);
-			ItemIdData	item;
-
-			memcpy(&item, page + SizeOfPageHeaderData + (next->offset - 1) * sizeof(ItemIdData),
-				   sizeof(item));
-			if (item.lp_off < BLCKSZ)
-				__builtin_prefetch(page + item.lp_off, 0, 3);
-		}
 	}
 }
 
