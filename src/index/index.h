@@ -321,6 +321,14 @@ extern int64 bloom_index_get_bitmap(IndexScanDesc scan, TIDBitmap *tbm);
 extern bool bloom_index_get_tuple(IndexScanDesc scan, ScanDirection direction);
 extern void bloom_index_end_scan(IndexScanDesc scan);
 
+/* rows.c: the rows a lookup finds, as the scan takes them */
+typedef struct BloomFoundRows BloomFoundRows;
+extern BloomFoundRows *bloom_found_rows_create(MemoryContext context, TIDBitmap *bitmap);
+extern void bloom_found_rows_add(BloomFoundRows *rows, ItemPointer tid, bool recheck);
+extern void bloom_found_rows_start(BloomFoundRows *rows, Relation heap);
+extern bool bloom_found_rows_next(BloomFoundRows *rows, ItemPointer tid, bool *recheck);
+extern void bloom_found_rows_free(BloomFoundRows *rows);
+
 /* condition.c: for bloom_contains_support (planner/support.c) */
 struct SupportRequestIndexCondition;
 extern List *bloom_index_condition(struct SupportRequestIndexCondition *request);

@@ -3,9 +3,8 @@
  * value (f @> bloom_value(x), which the planner makes of f @> x, x <@ f and
  * bloom_contains(f, x): planner/support.c); a row matches when its filter
  * has every key's k bits.  The pending rows are tested one by one, then
- * each group's k slices per key are ANDed (index.h).  A bitmap scan takes
- * the rows as a bitmap (amgetbitmap); a plain index scan (amgettuple), one
- * by one in heap order, prefetching their pages a few ahead.
+ * each group's k slices per key are ANDed (index.h).  The rows found go
+ * to rows.c: a bitmap scan's bitmap, or a plain index scan's sorted rows.
  */
 #include "postgres.h"
 
@@ -18,10 +17,6 @@
 #include "miscadmin.h"
 #include "port/pg_bitutils.h"
 #include "utils/hsearch.h"
-#include "utils/memutils.h"
-#include "utils/spccache.h"
-#include "access/tableam.h"
-#include "storage/buf_internals.h"
 #include "utils/rel.h"
 
 /* A key's positions in one shape, computed once per shape met. */
@@ -34,10 +29,6 @@ typedef struct BloomScanShape
 
 #define BLOOM_SCAN_SHAPES 8
 
-
-/* Heap pages a plain scan prefetches ahead of the one it returns (doc/benchmarks.md) */
-#define BLOOM_SCAN_PREFETCH 8
-
 typedef struct BloomScanState
 {
 	int			nkeys;
@@ -49,28 +40,9 @@ typedef struct BloomScanState
 	BlockNumber heap_blocks;	/* the table's when last measured, 0 before: measured
 								 * at the first TID past it, once a scan, not a rescan */
 
-	/* where a lookup puts the rows it finds (bloom_scan_found) */
-	TIDBitmap  *sink;			/* a bitmap: a bitmap scan's, or a plain scan's past work_mem */
-	uint64	   *found;			/* else a plain scan's array of BLOOM_SCAN_KEY()s */
-	Size		nfound;
-	Size		maxfound;
-	Size		found_limit;	/* the keys work_mem holds */
-
-	/* a plain index scan (bloom_index_get_tuple): the rows found, in heap order */
-	MemoryContext context;		/* the scan's, where the rows found live */
-	bool		looked_up;		/* the lookup has run since the last rescan */
-	Size		next_found;		/* the next of found to return */
-	Size		next_prefetch;	/* the first of found whose page is not prefetched */
-	int			prefetch_pages; /* how many pages ahead of the one returned (0: none) */
-	uint64		pages_started;	/* pages returned, the one being returned included */
-	uint64		pages_prefetched;	/* pages prefetched (or returned before they were) */
-	TIDBitmap  *tids;			/* or, past work_mem, the bitmap of them */
-	BloomTbmIterator *iterator;
-	BlockNumber block;			/* the page being returned */
-	OffsetNumber offsets[MaxHeapTuplesPerPage];
-	int			ntuples;		/* its offsets; -1: a lossy page, every offset */
-	int			next;			/* the next of them (of a lossy page: offset - 1) */
-	bool		recheck;
+	MemoryContext context;		/* the scan's */
+	BloomFoundRows *rows;		/* where the lookup puts the rows it finds; a plain
+								 * scan's, from its lookup to the next rescan */
 } BloomScanState;
 
 IndexScanDesc
@@ -84,89 +56,13 @@ bloom_index_begin_scan(Relation index, int nkeys, int norderbys)
 	return scan;
 }
 
-/*
- * A row found, as a plain scan keeps it: sorted, these keys are in heap
- * order, and a row found twice (pending and in a group) is two neighbours.
- */
-#define BLOOM_SCAN_KEY(block, offset, recheck) \
-	((uint64) (block) << 17 | (uint64) (offset) << 1 | (uint64) ((recheck) ? 1 : 0))
-#define BLOOM_SCAN_KEY_BLOCK(key) ((BlockNumber) ((key) >> 17))
-#define BLOOM_SCAN_KEY_OFFSET(key) ((OffsetNumber) (((key) >> 1) & 0xFFFF))
-
-#define ST_SORT bloom_scan_sort_found
-#define ST_ELEMENT_TYPE uint64
-#define ST_COMPARE(a, b) (*(a) < *(b) ? -1 : *(a) > *(b) ? 1 : 0)
-#define ST_SCOPE static
-#define ST_DEFINE
-#include "lib/sort_template.h"
-
-/* Move a plain scan's rows found into a bitmap, whose size work_mem bounds. */
-static void
-bloom_scan_found_to_bitmap(BloomScanState *state)
-{
-	MemoryContext caller = MemoryContextSwitchTo(state->context);
-
-	state->sink = tbm_create(work_mem * 1024L, NULL);
-	for (Size i = 0; i < state->nfound; i++)
-	{
-		ItemPointerData tid;
-
-		ItemPointerSet(&tid, BLOOM_SCAN_KEY_BLOCK(state->found[i]),
-					   BLOOM_SCAN_KEY_OFFSET(state->found[i]));
-		tbm_add_tuples(state->sink, &tid, 1, (state->found[i] & 1) != 0);
-	}
-	if (state->found != NULL)
-		pfree(state->found);
-	state->found = NULL;
-	state->nfound = state->maxfound = 0;
-	MemoryContextSwitchTo(caller);
-}
-
-/*
- * Keep a row found: in the bitmap scan's bitmap, or in the plain scan's
- * array, which sorts faster than a bitmap sorts its pages, while it fits
- * work_mem (then in a bitmap, which may become lossy).
- */
-static inline void
-bloom_scan_found(BloomScanState *state, ItemPointer tid, bool recheck)
-{
-	if (state->sink == NULL && state->nfound == state->maxfound)
-	{
-		if (state->nfound >= state->found_limit)
-			bloom_scan_found_to_bitmap(state);
-		else
-		{
-			Size		grown = Min(Max(state->maxfound * 2, 1024), state->found_limit);
-
-			state->found = state->found == NULL ?
-				MemoryContextAlloc(state->context, grown * sizeof(uint64)) :
-				repalloc(state->found, grown * sizeof(uint64));
-			state->maxfound = grown;
-		}
-	}
-	if (state->sink != NULL)
-		tbm_add_tuples(state->sink, tid, 1, recheck);
-	else
-		state->found[state->nfound++] =
-			BLOOM_SCAN_KEY(ItemPointerGetBlockNumberNoCheck(tid),
-						   ItemPointerGetOffsetNumberNoCheck(tid), recheck);
-}
-
 /* Forget the rows a plain index scan found, for a rescan or the end. */
 static void
 bloom_scan_forget_rows(BloomScanState *state)
 {
-	if (state->iterator != NULL)
-		bloom_tbm_end_iterate(state->iterator);
-	if (state->tids != NULL)
-		tbm_free(state->tids);
-	if (state->found != NULL)
-		pfree(state->found);
-	state->iterator = NULL;
-	state->tids = NULL;
-	state->found = NULL;
-	state->nfound = state->maxfound = state->next_found = 0;
-	state->looked_up = false;
+	if (state->rows != NULL)
+		bloom_found_rows_free(state->rows);
+	state->rows = NULL;
 }
 
 void
@@ -329,7 +225,7 @@ bloom_scan_pending(IndexScanDesc scan, BloomScanState *state, BlockNumber block)
 			{
 				if (match)
 				{
-					bloom_scan_found(state, &tuple->tid, unknown);
+					bloom_found_rows_add(state->rows, &tuple->tid, unknown);
 					found++;
 				}
 				continue;
@@ -366,7 +262,7 @@ bloom_scan_pending(IndexScanDesc scan, BloomScanState *state, BlockNumber block)
 		while ((row = hash_seq_search(&status)) != NULL)
 			if (row->match)
 			{
-				bloom_scan_found(state, &row->tid, row->unknown || row->bytes_seen != row->bytes);
+				bloom_found_rows_add(state->rows, &row->tid, row->unknown || row->bytes_seen != row->bytes);
 				found++;
 			}
 		hash_destroy(chunked);
@@ -477,7 +373,7 @@ bloom_scan_group(IndexScanDesc scan, BloomScanState *state, const BloomGroupHead
 					UnlockReleaseBuffer(tid_buffer);
 					bloom_index_check_tid(index, group->tid_first + tid_page, &tid, state->heap_blocks);
 				}
-				bloom_scan_found(state, &tid, recheck);
+				bloom_found_rows_add(state->rows, &tid, recheck);
 				found++;
 			}
 		}
@@ -559,146 +455,29 @@ bloom_index_get_bitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	BloomScanState *state = (BloomScanState *) scan->opaque;
 	int64		found;
 
-	state->sink = tbm;
+	state->rows = bloom_found_rows_create(CurrentMemoryContext, tbm);
 	found = bloom_scan_lookup(scan);
-	state->sink = NULL;
+	bloom_scan_forget_rows(state);
 	return found;
-}
-
-/* How many heap pages a plain scan prefetches ahead; 0 if none. */
-static int
-bloom_scan_prefetch_pages(IndexScanDesc scan)
-{
-	Relation	heap = scan->heapRelation;
-
-	if (heap == NULL || heap->rd_tableam != GetHeapamTableAmRoutine())
-		return 0;
-	return get_tablespace_io_concurrency(heap->rd_rel->reltablespace) > 0 ? BLOOM_SCAN_PREFETCH : 0;
-}
-
-/*
- * Prefetch the heap pages of the rows found next, prefetch_pages pages
- * ahead of the one a plain scan starts returning (the row at next_found):
- * PrefetchBuffer starts the read of a page not in shared buffers, and of a
- * page that is, the buffer's descriptor, the page's header and the first
- * row's line pointer are brought into the CPU's cache, which reading the
- * rows would otherwise wait for, page after page.
- */
-static void
-bloom_scan_prefetch(IndexScanDesc scan, BloomScanState *state)
-{
-	state->pages_started++;
-	if (state->pages_prefetched <= state->pages_started)
-	{
-		/* not ahead (at first): start after this page */
-		state->pages_prefetched = state->pages_started + 1;
-		state->next_prefetch = state->next_found;
-		while (state->next_prefetch < state->nfound &&
-			   BLOOM_SCAN_KEY_BLOCK(state->found[state->next_prefetch]) == state->block)
-			state->next_prefetch++;
-	}
-	while (state->next_prefetch < state->nfound &&
-		   state->pages_prefetched <= state->pages_started + state->prefetch_pages)
-	{
-		uint64		key = state->found[state->next_prefetch];
-		BlockNumber block = BLOOM_SCAN_KEY_BLOCK(key);
-		OffsetNumber offset = BLOOM_SCAN_KEY_OFFSET(key);
-		PrefetchBufferResult result;
-
-		result = PrefetchBuffer(scan->heapRelation, MAIN_FORKNUM, block);
-		if (BufferIsValid(result.recent_buffer))
-		{
-			const char *page = BufferGetPage(result.recent_buffer);
-
-			if (result.recent_buffer > 0)
-				__builtin_prefetch(GetBufferDescriptor(result.recent_buffer - 1), 0, 3);
-			__builtin_prefetch(page, 0, 3);
-			/* a pending row's TID reaches here unchecked: an address in the page */
-			if (offset >= FirstOffsetNumber && offset <= MaxHeapTuplesPerPage)
-				__builtin_prefetch(page + SizeOfPageHeaderData + (offset - 1) * sizeof(ItemIdData), 0, 3);
-		}
-		while (state->next_prefetch < state->nfound &&
-			   BLOOM_SCAN_KEY_BLOCK(state->found[state->next_prefetch]) == block)
-			state->next_prefetch++;
-		state->pages_prefetched++;
-	}
 }
 
 /*
  * A plain index scan returns the rows the lookup finds one by one, in heap
- * order, each once (a row may be found pending and in a group), so the
- * table is read as a bitmap heap scan reads it.  They are kept in an array
- * sorted once, or past work_mem in a bitmap, as large as a bitmap scan's.
- * What the plain scan spares: the planner keeps the original clause (f @> x)
- * as a Filter evaluated on every row a bitmap heap scan fetches, but drops
- * it beside an index scan whose condition is exact (index/condition.c), and
- * rechecks only the rows the index cannot decide.
+ * order (rows.c).  What it spares: the planner keeps the original clause
+ * (f @> x) as a Filter evaluated on every row a bitmap heap scan fetches,
+ * but drops it beside an index scan whose condition is exact
+ * (index/condition.c), and rechecks only the rows the index cannot decide.
  */
 bool
 bloom_index_get_tuple(IndexScanDesc scan, ScanDirection direction)
 {
 	BloomScanState *state = (BloomScanState *) scan->opaque;
 
-	if (!state->looked_up)
+	if (state->rows == NULL)
 	{
-		state->sink = NULL;
-		state->found_limit = Min((Size) work_mem * 1024 / sizeof(uint64), MaxAllocSize / sizeof(uint64));
+		state->rows = bloom_found_rows_create(state->context, NULL);
 		bloom_scan_lookup(scan);
-		if (state->sink != NULL)
-		{
-			MemoryContext caller = MemoryContextSwitchTo(state->context);
-
-			state->tids = state->sink;
-			state->sink = NULL;
-			state->iterator = bloom_tbm_begin_iterate(state->tids);
-			state->ntuples = 0;
-			state->next = 0;
-			MemoryContextSwitchTo(caller);
-		}
-		else if (state->nfound > 1)
-			bloom_scan_sort_found(state->found, state->nfound);
-		state->next_found = state->next_prefetch = 0;
-		state->block = InvalidBlockNumber;
-		state->pages_started = state->pages_prefetched = 0;
-		state->prefetch_pages = bloom_scan_prefetch_pages(scan);
-		state->looked_up = true;
+		bloom_found_rows_start(state->rows, scan->heapRelation);
 	}
-	if (state->tids == NULL)
-	{
-		uint64		key;
-		bool		recheck;
-
-		if (state->next_found >= state->nfound)
-			return false;
-		key = state->found[state->next_found];
-		if (BLOOM_SCAN_KEY_BLOCK(key) != state->block && state->prefetch_pages > 0)
-		{
-			state->block = BLOOM_SCAN_KEY_BLOCK(key);
-			bloom_scan_prefetch(scan, state);
-		}
-		state->next_found++;
-		recheck = (key & 1) != 0;
-		while (state->next_found < state->nfound &&
-			   state->found[state->next_found] >> 1 == key >> 1)
-			recheck = recheck || (state->found[state->next_found++] & 1) != 0;
-		ItemPointerSet(&scan->xs_heaptid, BLOOM_SCAN_KEY_BLOCK(key), BLOOM_SCAN_KEY_OFFSET(key));
-		scan->xs_recheck = recheck;
-		return true;
-	}
-	for (;;)
-	{
-		if (state->ntuples < 0 ? state->next < MaxHeapTuplesPerPage : state->next < state->ntuples)
-		{
-			OffsetNumber offset = state->ntuples < 0 ? state->next + 1 : state->offsets[state->next];
-
-			state->next++;
-			ItemPointerSet(&scan->xs_heaptid, state->block, offset);
-			scan->xs_recheck = state->recheck;
-			return true;
-		}
-		if (!bloom_tbm_next_page(state->iterator, &state->block, state->offsets,
-								 &state->ntuples, &state->recheck))
-			return false;
-		state->next = 0;
-	}
+	return bloom_found_rows_next(state->rows, &scan->xs_heaptid, &scan->xs_recheck);
 }
