@@ -198,9 +198,9 @@ SELECT count(*) AS differing FROM generate_series(1, 30610, 41) AS v
 WHERE ix_same(format('f @> %s', v), 'ix_packed') LIKE 'DIFFERENT%';
 SELECT bloom_index_check('ix_packed_f', true);
 
--- a plain index scan whose rows outgrow work_mem: its bitmap of them goes
--- lossy (as the bitmap scan's, shown by its Heap Blocks), and every row of
--- a lossy page is rechecked
+-- a plain index scan whose rows outgrow work_mem: they move from its array
+-- into a bitmap, which goes lossy (as the bitmap scan's, shown by its Heap
+-- Blocks), and every row of a lossy page is rechecked
 CREATE TABLE ix_lossy (id int, f bloom) WITH (fillfactor = 10);
 INSERT INTO ix_lossy
 SELECT g, (SELECT bloom_agg(v, 0.01, 10) FROM (VALUES (-1), (g)) AS s(v))

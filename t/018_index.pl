@@ -43,7 +43,8 @@
 #    what fires), each in an index of its own, written while the server is
 #    stopped: the special space of the metapage, of a pending page and of a
 #    slice page; a group header; a TID page's TIDs; the metapage's link to
-#    the pending chain, pointing past the end.  A lookup through each index
+#    the pending chain, pointing past the end; a pending row's heap TID,
+#    past the table's end.  A lookup through each index
 #    is ERROR XX002 naming the index and the damage ("corrupted", "past its
 #    end", "invalid heap TID"), and bloom_index_check(index, true)
 #    is ERROR XX002; nothing crashes; REINDEX repairs each.
@@ -540,7 +541,8 @@ same_rows('crash: the standby\'s index finds the rows the primary\'s finds, for 
 # ---- 6. damaged pages ----
 # An index of its own for each damage: 2,100 rows of capacity 100 (a group
 # and some rows pending), or ROWS built in BUILD_MEMORY.  The damage: BYTES written at byte AT of the first
-# block of TYPE (1 meta, 2 pending, 3 group, 4 TIDs, 5 slices).
+# block of TYPE (1 meta, 2 pending, 3 group, 4 TIDs, 5 slices), or at the
+# start of its item AT_ITEM.
 my %damage = (
 	# the metapage's special space: another page type
 	meta => { type => 1, at => 8184, bytes => "\xde\xad\xbe\xef\x07\x00\x5c\xb1" },
@@ -557,6 +559,9 @@ my %damage = (
 	packed => { type => 4, at => 24, bytes => "\xff" x 64, rows => 8200, build_memory => '1MB' },
 	# the metapage's head of the pending chain: a block past the end
 	link => { type => 1, at => 32, bytes => pack('V', 1000) },
+	# the first pending page's first row: its heap TID's block (BlockIdData:
+	# two halves) 1,000,000, past the table's end (at_item: at that item)
+	pending_tid => { type => 2, at_item => 1, bytes => pack('vv', 1_000_000 >> 16, 1_000_000 & 0xffff) },
 );
 my @damaged = sort keys %damage;
 foreach my $name (@damaged)
@@ -572,6 +577,9 @@ CREATE INDEX dmg_${name}_f ON dmg_$name USING bloom_slices (f);");
 		"SELECT (SELECT min(block) FROM index_pages('dmg_${name}_f') WHERE type = $d->{type}),
 			pg_relation_size('dmg_${name}_f') / 8192, pg_relation_filepath('dmg_${name}_f')");
 	$d->{file} = $primary->data_dir . "/$path";
+	$d->{at} //= $primary->safe_psql('postgres',
+		"SELECT lp_off FROM heap_page_items(get_raw_page('dmg_${name}_f', $d->{block}::int))
+			WHERE lp = $d->{at_item}");
 	die "dmg_${name}_f has $blocks blocks: 1000 is not past its end" if $blocks >= 1000;
 }
 $primary->stop;

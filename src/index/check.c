@@ -125,6 +125,7 @@ bloom_check_pending(BloomCheckState *state, BlockNumber block)
 			problem = bloom_index_pending_problem(item, tuple);
 			if (problem != NULL)
 				bloom_check_fail(index, block, problem);
+			bloom_index_check_tid(index, block, &tuple->tid, state->heap_blocks);
 			shape.m = tuple->m;
 			shape.hash_scheme = tuple->hash_scheme;
 			shape.k = tuple->k;

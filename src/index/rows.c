@@ -6,7 +6,8 @@
  * a bitmap heap scan reads it: they are kept in an array of 8-byte keys,
  * sorted once, which costs less than a bitmap's hash table of pages, and
  * past work_mem in a bitmap as large as a bitmap scan's (which may go
- * lossy).  Since every row is known before the first is returned, their
+ * lossy; while the array grows or moves into the bitmap, both are held, so
+ * the peak is up to twice work_mem).  Since every row is known before the first is returned, their
  * heap pages are prefetched a few ahead.
  */
 #include "postgres.h"
@@ -21,7 +22,11 @@
 #include "utils/rel.h"
 #include "utils/spccache.h"
 
-/* Heap pages a plain scan prefetches ahead of the one it returns (doc/benchmarks.md) */
+/*
+ * Heap pages a plain scan prefetches ahead of the one it returns: for the
+ * CPU's cache, whose misses it hides (doc/benchmarks.md: 2, 8 or 32 made no
+ * difference), so not effective_io_concurrency, which only turns it on.
+ */
 #define BLOOM_ROWS_PREFETCH 8
 
 /*
@@ -37,6 +42,7 @@
 #define ST_ELEMENT_TYPE uint64
 #define ST_COMPARE(a, b) (*(a) < *(b) ? -1 : *(a) > *(b) ? 1 : 0)
 #define ST_SCOPE static
+#define ST_CHECK_FOR_INTERRUPTS
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
@@ -57,7 +63,8 @@ struct BloomFoundRows
 	int			prefetch_pages; /* how many pages ahead of it (0: none) */
 	Size		next_prefetch;	/* the first key whose page is not prefetched */
 	uint64		pages_started;	/* pages returned, the one being returned included */
-	uint64		pages_prefetched;	/* pages prefetched (or returned before they were) */
+	uint64		pages_prefetched;	/* the number of the next page to prefetch (pages
+									 * are numbered as returned, from 1) */
 
 	/* returning them from our bitmap */
 	BloomTbmIterator *iterator;
@@ -85,7 +92,7 @@ bloom_rows_to_bitmap(BloomFoundRows *rows)
 {
 	MemoryContext caller = MemoryContextSwitchTo(rows->context);
 
-	rows->bitmap = tbm_create(work_mem * 1024L, NULL);
+	rows->bitmap = tbm_create((Size) work_mem * 1024, NULL);
 	rows->own_bitmap = true;
 	for (Size i = 0; i < rows->nkeys; i++)
 	{
@@ -192,9 +199,8 @@ bloom_rows_prefetch(BloomFoundRows *rows)
 			if (result.recent_buffer > 0)
 				__builtin_prefetch(GetBufferDescriptor(result.recent_buffer - 1), 0, 3);
 			__builtin_prefetch(page, 0, 3);
-			/* a pending row's TID reaches here unchecked: an address in the page */
-			if (offset >= FirstOffsetNumber && offset <= MaxHeapTuplesPerPage)
-				__builtin_prefetch(page + SizeOfPageHeaderData + (offset - 1) * sizeof(ItemIdData), 0, 3);
+			/* the lookup checked the TID (scan.c): the line pointer is in the page */
+			__builtin_prefetch(page + SizeOfPageHeaderData + (offset - 1) * sizeof(ItemIdData), 0, 3);
 		}
 		while (rows->next_prefetch < rows->nkeys &&
 			   BLOOM_ROW_KEY_BLOCK(rows->keys[rows->next_prefetch]) == block)

@@ -56,7 +56,7 @@ bloom_index_begin_scan(Relation index, int nkeys, int norderbys)
 	return scan;
 }
 
-/* Forget the rows a plain index scan found, for a rescan or the end. */
+/* Forget the rows found (a bitmap scan's after its lookup, a plain scan's at a rescan or the end). */
 static void
 bloom_scan_forget_rows(BloomScanState *state)
 {
@@ -100,8 +100,9 @@ bloom_scan_shape(BloomScanState *state, const BloomIndexShape *shape)
 		pfree(entry->unknown);
 	}
 	entry->shape = *shape;
-	entry->positions = palloc(sizeof(uint64) * state->nkeys * Max(shape->k, 1));
-	entry->unknown = palloc(sizeof(bool) * state->nkeys);
+	/* the scan's memory: kept from one amgettuple or amgetbitmap call to the next */
+	entry->positions = MemoryContextAlloc(state->context, sizeof(uint64) * state->nkeys * Max(shape->k, 1));
+	entry->unknown = MemoryContextAlloc(state->context, sizeof(bool) * state->nkeys);
 	for (int i = 0; i < state->nkeys; i++)
 	{
 		const BloomHashed *key = state->keys[i];
@@ -133,6 +134,22 @@ bloom_scan_step(IndexScanDesc scan, BloomScanState *state, BlockNumber *steps)
 						   RelationGetRelationName(scan->indexRelation)),
 					errhint("Please REINDEX it."));
 	}
+}
+
+/*
+ * Refuse a heap TID read at block of the index that no heap page holds, or
+ * that is past the table's end (a damaged page), before it is kept: the
+ * table may have grown since the scan measured it, so it is measured again
+ * first (bloom_index_check_tid).  The page's lock is held through the ERROR.
+ */
+static inline void
+bloom_scan_check_tid(Relation index, BloomScanState *state, BlockNumber block, ItemPointer tid)
+{
+	if (ItemPointerGetBlockNumberNoCheck(tid) >= state->heap_blocks)
+		state->heap_blocks = bloom_index_table_blocks(index);
+	if (unlikely(ItemPointerGetOffsetNumberNoCheck(tid) > MaxHeapTuplesPerPage ||
+				 ItemPointerGetBlockNumberNoCheck(tid) >= state->heap_blocks))
+		bloom_index_check_tid(index, block, tid, state->heap_blocks);
 }
 
 /*
@@ -218,6 +235,7 @@ bloom_scan_pending(IndexScanDesc scan, BloomScanState *state, BlockNumber block)
 				UnlockReleaseBuffer(buffer);
 				bloom_index_pending_corrupted(index, block, off, problem);
 			}
+			bloom_scan_check_tid(index, state, block, &tuple->tid);
 			match = bloom_scan_tuple(state, tuple, &unknown);
 
 			/* a row in one tuple: decided here */
@@ -364,15 +382,7 @@ bloom_scan_group(IndexScanDesc scan, BloomScanState *state, const BloomGroupHead
 								 r % group->tids_per_page, &tid);
 			if (ItemPointerIsValid(&tid))
 			{
-				/* the table may have grown since the lookup began */
-				if (ItemPointerGetBlockNumberNoCheck(&tid) >= state->heap_blocks)
-					state->heap_blocks = bloom_index_table_blocks(index);
-				if (ItemPointerGetOffsetNumberNoCheck(&tid) > MaxHeapTuplesPerPage ||
-					ItemPointerGetBlockNumberNoCheck(&tid) >= state->heap_blocks)
-				{
-					UnlockReleaseBuffer(tid_buffer);
-					bloom_index_check_tid(index, group->tid_first + tid_page, &tid, state->heap_blocks);
-				}
+				bloom_scan_check_tid(index, state, group->tid_first + tid_page, &tid);
 				bloom_found_rows_add(state->rows, &tid, recheck);
 				found++;
 			}
@@ -384,7 +394,7 @@ bloom_scan_group(IndexScanDesc scan, BloomScanState *state, const BloomGroupHead
 	return found;
 }
 
-/* Run the lookup, giving every row found to bloom_scan_found; how many. */
+/* Run the lookup, giving every row found to bloom_found_rows_add; how many. */
 static int64
 bloom_scan_lookup(IndexScanDesc scan)
 {
