@@ -7,8 +7,8 @@
  * sorted once, which costs less than a bitmap's hash table of pages, and
  * past work_mem in a bitmap as large as a bitmap scan's (which may go
  * lossy; while the array grows or moves into the bitmap, both are held, so
- * the peak is up to twice work_mem).  Since every row is known before the first is returned, their
- * heap pages are prefetched a few ahead.
+ * the peak is up to twice work_mem).  Since every row is known before the
+ * first is returned, their heap pages are prefetched a few ahead.
  */
 #include "postgres.h"
 
