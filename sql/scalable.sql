@@ -9,6 +9,10 @@ SELECT scalable_bloom_empty(0.01, 2);
 SELECT bloom_add_all(scalable_bloom_empty(0.01, 2), ARRAY[1, 2, 3, 4, 5]);
 SELECT bloom_add_all(scalable_bloom_empty(0.05, 3, 4, 0.9), ARRAY['a', 'b', 'c', 'd', 'e']);
 
+-- an empty filter's rates print as 0, not -0
+SELECT i.expected_false_positive_rate::text AS rate, s.expected_false_positive_rate::text AS stage_rate
+FROM bloom_info(scalable_bloom_empty(0.01, 1000)) AS i, scalable_bloom_stages(scalable_bloom_empty(0.01, 1000)) AS s;
+
 -- stage 0 is the filter bloom_empty(p (1 - r), n0) builds, and one stage casts to it
 SELECT bloom(bloom_add_all(scalable_bloom_empty(0.01, 1000), ARRAY(SELECT generate_series(1, 1000))))
 	= bloom_add_all(bloom_empty(0.002, 1000), ARRAY(SELECT generate_series(1, 1000))) AS stage_0_is_bloom;

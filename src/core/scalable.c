@@ -518,7 +518,8 @@ bf_scalable_current_rate(const uint8_t *body, const bf_scalable_view *view)
 		log_pass_none += log1p(-bf_filter_false_positive_rate(bits, stage->m, stage->k,
 															   stage->scheme, set));
 	}
-	return -expm1(log_pass_none);
+	/* 0.0 - x, not -x: an empty filter's rate is 0, and -expm1(0) is -0 */
+	return 0.0 - expm1(log_pass_none);
 }
 
 double

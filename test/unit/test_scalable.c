@@ -178,6 +178,9 @@ UNIT_TEST(scalable_add_contains)
 
 	params.n0 = 100;
 	filter = scalable_new(&params);
+	/* an empty filter's rate is +0, which prints as 0 */
+	CHECK(bf_scalable_current_rate(filter.body, &filter.view) == 0.0 &&
+		  !signbit(bf_scalable_current_rate(filter.body, &filter.view)));
 	for (int64_t v = 0; v < 20000; v++)
 		if (scalable_add(&filter, hash_int64(v)) == BF_SCALABLE_ADDED)
 			added++;
