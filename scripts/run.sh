@@ -2,7 +2,8 @@
 # The fresh-machine path, behind "make test", "make demo" and "make bench".
 #
 #   scripts/run.sh test     build, C unit tests, SQL tests on a throwaway
-#                           cluster, TAP tests (t/*.pl)
+#                           cluster, the docs' SQL as written (test/doc.pl),
+#                           TAP tests (t/*.pl)
 #   scripts/run.sh test-all the same on the host's 15, then the SQL and TAP
 #                           tests on every other major in $PG_MAJORS (default
 #                           "17 18 19"), each in a Debian chroot made and
@@ -25,7 +26,8 @@
 #
 # Environment: PG_CONFIG (default: PostgreSQL 15's), BLOOM_BUILD_DIR (default
 # build/), BLOOM_WERROR=1 to fail on any compiler warning in our sources,
-# BLOOM_TESTS (default "unit sql cluster"; cluster is the TAP tests) to run
+# BLOOM_TESTS (default "unit sql doc cluster"; doc is test/doc.pl, cluster
+# the TAP tests) to run
 # only some kinds of tests,
 # BLOOM_SKIP_SETUP=1 where the dependencies are known to be there (chroots).
 set -euo pipefail
@@ -36,7 +38,7 @@ case $mode in
 	test | test-all | demo | bench | plots) ;;
 	*) echo "usage: $0 test|test-all|demo|bench|plots" >&2; exit 2 ;;
 esac
-tests=${BLOOM_TESTS:-unit sql cluster}
+tests=${BLOOM_TESTS:-unit sql doc cluster}
 runs() { case " $tests " in *" $1 "*) return 0 ;; esac; return 1; }
 
 started=$SECONDS
@@ -235,6 +237,17 @@ if [ "$status" -ne 0 ] && [ -s "$BUILD/regression.diffs" ]; then
 	head -n 600 "$BUILD/regression.diffs"
 	[ "$(wc -l <"$BUILD/regression.diffs")" -gt 600 ] && echo "... (cut at 600 lines; the whole file is $BUILD/regression.diffs)"
 fi
+fi
+
+# ---- the docs: every SQL example of README.md and doc/*.md, as written ----
+# test/doc.pl, each page in a database of its own on a throwaway cluster; its
+# last line is "doc: N passed, M failed, K skipped" (the blocks that need
+# another server, Citus or a preload, named in the pages).
+if runs doc; then
+	heading "docs: the SQL of README.md and doc/*.md, as written (test/doc.pl)"
+	run_counted doc "$BUILD/doc.log" "${cluster[@]}" "$inst" "$ROOT/test/doc.pl"
+	doc_skipped=$(sed -n 's/^doc: [0-9]* passed, [0-9]* failed, \(.* skipped.*\) in [0-9.]* s$/\1/p' "$BUILD/doc.log")
+	[ -n "$doc_skipped" ] && summary+=("$(printf '%-22s %s' "doc:" "$doc_skipped")")
 fi
 
 # ---- TAP tests: t/*.pl, on PostgreSQL's framework ----
