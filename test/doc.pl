@@ -254,7 +254,7 @@ sub row_matches
 sub errors_of
 {
 	my ($output) = @_;
-	return grep { /^(ERROR|DETAIL|HINT):|^psql:.*error:/ } split /\n/, $output;
+	return grep { /^(?:ERROR|FATAL|DETAIL|HINT):|^error:/ } split /\n/, $output;
 }
 
 sub run_page
