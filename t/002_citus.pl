@@ -667,7 +667,8 @@ sub stderr_of
 sub warns_with_setting
 {
 	my ($stderr, $line) = @_;
-	return $stderr =~ /^exit 0: .*WARNING:  bloomfilter is not loaded after citus in shared_preload_libraries\n/
+	return $stderr =~ /^exit 0: /
+	  && $stderr =~ /WARNING:  bloomfilter is not loaded after citus in shared_preload_libraries\n/
 	  && $stderr =~ /DETAIL:  Citus splits bloom_agg\(x, \.\.\.\) .* could not confirm type correctness/s
 	  && index($stderr, "HINT:  $line") >= 0;
 }
