@@ -28,8 +28,8 @@ MODULE_big = bloomfilter
 # module's own files in src/ (doc/development.md has the layout).
 SRC_FILES = $(sort $(wildcard $(ROOT)/src/*.c $(ROOT)/src/*/*.c $(ROOT)/src/*/*/*.c))
 OBJS = $(patsubst $(ROOT)/%.c,%.o,$(SRC_FILES))
-DATA = sql/bloomfilter--1.3.sql sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql sql/bloomfilter--1.1--1.2.sql \
-	sql/bloomfilter--1.2--1.3.sql
+DATA = sql/bloomfilter--1.4.sql sql/bloomfilter--1.3.sql sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql \
+	sql/bloomfilter--1.1--1.2.sql sql/bloomfilter--1.2--1.3.sql sql/bloomfilter--1.3--1.4.sql
 
 # pg_regress: every sql/*.sql but the install and upgrade scripts
 # (bloomfilter--*.sql) against expected/, setup first (it defines the helpers

@@ -52,6 +52,11 @@ EXPLAIN (VERBOSE, COSTS OFF) SELECT bloom_agg(id), bloom_agg(t, 0.02) FROM split
 EXPLAIN (VERBOSE, COSTS OFF) SELECT counting_bloom_agg(id, 0.01, 5000),
 	scalable_bloom_agg(id, 0.01) FROM split_t;
 EXPLAIN (VERBOSE, COSTS OFF) SELECT bloom_agg_like(id, bloom_empty(0.01, 100)) FROM split_t;
+-- the twins written by hand get bloom_agg_or_empty too, once
+EXPLAIN (VERBOSE, COSTS OFF) SELECT bloom_agg(bloom_value(id), 0.01, 5000),
+	scalable_bloom_agg(bloom_value(id), 0.01) FROM split_t;
+EXPLAIN (VERBOSE, COSTS OFF)
+	SELECT bloom_agg_or_empty(bloom_agg(bloom_value(id), 0.01, 5000), 0.01, 5000) FROM split_t;
 RESET bloomfilter.split_aggregates;
 
 -- The same rows with the rewrite on and off.
@@ -83,6 +88,14 @@ SELECT query, (split_check(query)).* FROM (VALUES
 	('SELECT s.f FROM (SELECT bloom_agg(id, 0.01, 5000) AS f FROM split_t) AS s'),
 	('SELECT g, (SELECT bloom_agg(id, 0.01, 50) FROM split_t AS i WHERE i.g = o.g) FROM split_t AS o GROUP BY g'),
 	('SELECT * FROM split_v'),
+	-- the twins written by hand, wrapped
+	('SELECT bloom_agg(bloom_value(id), 0.01, 5000) FROM split_t'),
+	('SELECT g, bloom_agg(bloom_value(id), 0.01, 5000) FROM split_t GROUP BY g'),
+	('SELECT bloom_agg(bloom_value(id), 0.01, 5000) FROM split_t WHERE false'),
+	('SELECT bloom_agg(bloom_value(id)) FROM split_t WHERE false'),
+	('SELECT bloom_agg(bloom_value(t), 0.05) FROM split_t WHERE false'),
+	('SELECT counting_bloom_agg(bloom_value(id), 0.01, 5000) FROM split_t WHERE false'),
+	('SELECT scalable_bloom_agg(bloom_value(id), 0.01) FROM split_t WHERE false'),
 	-- not rewritten: DISTINCT, ORDER BY, a template that may change from row to row
 	('SELECT bloom_agg(DISTINCT id, 0.01, 5000) FROM split_t'),
 	('SELECT bloom_agg(id, 0.01, 5000 ORDER BY id) FROM split_t'),

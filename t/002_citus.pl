@@ -26,9 +26,18 @@
 #   way (bloom_agg, counting_bloom_agg and scalable_bloom_agg); GROUP BY the
 #   distribution column runs the whole aggregate on the workers; both equal
 #   the local results group by group.
-# - With no rows, bloom_agg(x, p, n), counting_bloom_agg(x, p, n) and
-#   scalable_bloom_agg(x, p), split (over bloom_value(x)) or gathered, give
-#   NULL on Citus, where a local table gives the request's empty filter.
+# - With no rows, every aggregate with constant arguments gives what a
+#   local table gives (the request's empty filter): the polymorphic forms,
+#   rewritten, and the bloom_value(x) forms written by hand, each split and
+#   wrapped in bloom_agg_or_empty.
+# - The set-up: with bloomfilter preloaded after citus, CREATE EXTENSION
+#   warns of nothing and bloom_setup_check() is NULL.  On a server that
+#   preloads citus (and pg_stat_statements) but not bloomfilter, CREATE
+#   EXTENSION bloomfilter, by a superuser and by a database owner who is
+#   not one, and ALTER EXTENSION bloomfilter UPDATE from 1.3 warn, giving
+#   the setting built from the current one; bloom_setup_check() gives it
+#   to a role that may read the setting, and only the advice to one that
+#   may not; in a database without Citus nothing warns.
 # - bloom_contains and <@ with a filter from a reference table (a scalar
 #   subquery and a join) and from a sub-select over the distributed table
 #   count what the local table counts.
@@ -93,8 +102,14 @@ $coordinator->safe_psql('postgres', sprintf(q{
 SELECT citus_set_coordinator_host('127.0.0.1', %d);
 SELECT citus_add_node('127.0.0.1', %d);
 SELECT citus_add_node('127.0.0.1', %d);
-CREATE EXTENSION bloomfilter;
 }, $coordinator->port, $workers[0]->port, $workers[1]->port));
+{
+	my ($ret, $stdout, $stderr) = $coordinator->psql('postgres',
+		'CREATE EXTENSION bloomfilter; SELECT bloom_setup_check() IS NULL');
+	is("$ret $stdout $stderr", '0 t ',
+		'with bloomfilter preloaded after citus, CREATE EXTENSION bloomfilter warns of nothing, and bloom_setup_check() is NULL'
+	);
+}
 my $version_query =
   "SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter'";
 my $default_version = $coordinator->safe_psql('postgres', $version_query);
@@ -503,16 +518,21 @@ WHERE d.f = l.f
 	'a materialized view of GROUP BY g, bloom_agg(id), refreshed, equals the local table\'s, group by group');
 
 # No rows: what one server gives, split or not.  Split, Citus's coordinator
-# calls the final function without the aggregate's arguments, so the
-# rewrite wraps a call with constant arguments in bloom_agg_or_empty; the
-# bloom_value() forms written by hand get no wrapper, and give NULL (as in
-# 1.3 before the rewrite).  [aggregate over id, what one server gives]
+# calls the final function without the aggregate's arguments, so the hook
+# wraps a call with constant arguments in bloom_agg_or_empty, the
+# polymorphic forms it rewrites and the bloom_value() forms written by hand
+# alike.  [aggregate over id, what one server gives]
 my @no_rows = (
 	[ 'bloom_agg(id, 0.01, 1000)', 'bloom_empty(0.01, 1000)' ],
 	[ 'bloom_agg(id)', '(SELECT bloom_agg(id) FROM ev_local WHERE id < 0)' ],
 	[ 'bloom_agg(id, 0.05)', '(SELECT bloom_agg(id, 0.05) FROM ev_local WHERE id < 0)' ],
 	[ 'counting_bloom_agg(id, 0.01, 1000)', 'counting_bloom_empty(0.01, 1000)' ],
-	[ 'scalable_bloom_agg(id, 0.01)', 'scalable_bloom_empty(0.01, 1)' ]);
+	[ 'scalable_bloom_agg(id, 0.01)', 'scalable_bloom_empty(0.01, 1)' ],
+	[ 'bloom_agg(bloom_value(id), 0.01, 1000)', 'bloom_empty(0.01, 1000)' ],
+	[ 'bloom_agg(bloom_value(id))', '(SELECT bloom_agg(id) FROM ev_local WHERE id < 0)' ],
+	[ 'bloom_agg(bloom_value(id), 0.05)', '(SELECT bloom_agg(id, 0.05) FROM ev_local WHERE id < 0)' ],
+	[ 'counting_bloom_agg(bloom_value(id), 0.01, 1000)', 'counting_bloom_empty(0.01, 1000)' ],
+	[ 'scalable_bloom_agg(bloom_value(id), 0.01)', 'scalable_bloom_empty(0.01, 1)' ]);
 foreach my $case (@no_rows)
 {
 	my ($aggregate, $empty) = @$case;
@@ -526,10 +546,6 @@ SELECT (SELECT ${aggregate}::text FROM ev WHERE id < 0) = ${empty}::text,
 		"with no rows, $aggregate split (" . ($plan =~ /(worker_(binary_)?partial_agg)/ ? $1 : 'NOT split')
 		  . ") gives what one server gives");
 }
-is( $coordinator->safe_psql('postgres',
-		'SELECT bloom_agg(bloom_value(id), 0.01, 1000) IS NULL FROM ev WHERE id < 0'),
-	't',
-	'with no rows, bloom_agg(bloom_value(id), 0.01, 1000) written by hand is NULL on Citus (no wrapper)');
 
 # Membership tests next to the rows.
 my @membership = (
@@ -619,5 +635,65 @@ foreach my $aggregate ('bloom_agg', 'counting_bloom_agg')
 	  or diag("split bytes for 4,000 rows: $small_split; for 400,000: $split_bytes; "
 		  . "gathered: $small_gather and $gather_bytes");
 }
+
+# The set-up mistake, caught where it is made: a server that preloads citus
+# (and pg_stat_statements) but not bloomfilter.
+my $unloaded = bloom_node(
+	'citus_only',
+	conf => {
+		shared_preload_libraries => "'citus,pg_stat_statements'",
+		'citus.enable_statistics_collection' => 'off'
+	});
+my $setting = q{shared_preload_libraries = 'citus,pg_stat_statements,bloomfilter'};
+$unloaded->safe_psql('postgres', q{
+CREATE DATABASE created;
+CREATE DATABASE updated;
+CREATE DATABASE no_citus;
+CREATE ROLE app_owner LOGIN;
+CREATE DATABASE owned OWNER app_owner;
+CREATE ROLE plain LOGIN;
+});
+$unloaded->safe_psql($_, 'CREATE EXTENSION citus') foreach qw(created updated owned);
+
+# What psql printed on standard error for SQL in database DB (as ROLE).
+sub stderr_of
+{
+	my ($db, $sql, $role) = @_;
+	my ($ret, $stdout, $stderr) = $unloaded->psql($db, $sql,
+		defined $role ? (extra_params => [ '-U', $role ]) : ());
+	return "exit $ret: $stderr";
+}
+# Whether STDERR holds the warning, its reason and the setting to make.
+sub warns_with_setting
+{
+	my ($stderr, $line) = @_;
+	return $stderr =~ /^exit 0: /
+	  && $stderr =~ /WARNING:  bloomfilter is not loaded after citus in shared_preload_libraries\n/
+	  && $stderr =~ /DETAIL:  Citus splits bloom_agg\(x, \.\.\.\) .* could not confirm type correctness/s
+	  && index($stderr, "HINT:  $line") >= 0;
+}
+my $hint = "Set $setting in postgresql.conf and restart the server.";
+my $stderr = stderr_of('created', 'CREATE EXTENSION bloomfilter');
+ok(warns_with_setting($stderr, $hint),
+	"CREATE EXTENSION bloomfilter where citus is preloaded without it warns, giving $setting and why")
+  or diag($stderr);
+$stderr = stderr_of('owned', 'CREATE EXTENSION bloomfilter', 'app_owner');
+ok(warns_with_setting($stderr, $hint),
+	'so does CREATE EXTENSION by a database owner who is not a superuser (trusted)')
+  or diag($stderr);
+$stderr = stderr_of('updated', q{
+CREATE EXTENSION bloomfilter VERSION '1.3';
+ALTER EXTENSION bloomfilter UPDATE});
+ok(warns_with_setting($stderr, $hint) && (() = $stderr =~ /WARNING:/g) == 1,
+	'ALTER EXTENSION bloomfilter UPDATE from 1.3 warns the same')
+  or diag($stderr);
+is($unloaded->safe_psql('created', 'SELECT bloom_setup_check()'),
+	$hint, 'bloom_setup_check() gives a superuser the setting, built from the current one');
+is( $unloaded->safe_psql('created', 'SELECT bloom_setup_check()', extra_params => [ '-U', 'plain' ]),
+	'Add bloomfilter after citus to shared_preload_libraries in postgresql.conf and restart the server.',
+	'and a role that may not read the setting only the advice');
+is( stderr_of('no_citus', 'CREATE EXTENSION bloomfilter; SELECT bloom_setup_check()'),
+	'exit 0: ',
+	'in a database without Citus, CREATE EXTENSION warns of nothing');
 
 bloom_done();

@@ -4,7 +4,7 @@
 #
 # - A filter stored under 1.0 reads back the same after the update.
 # - Every earlier version updates to the default version, by the scripts in
-#   order (1.0 -> 1.1 -> 1.2).
+#   order (1.0 -> 1.1 -> 1.2 -> 1.3 -> 1.4).
 # - The extension updated from 1.0, and the one updated from 1.1, have the
 #   objects of a fresh install: every member with its definition (signature,
 #   result, volatility, strictness, parallel safety, support function, C
@@ -169,7 +169,7 @@ $got = output_of('fresh',
 	"SELECT source || ': ' || path FROM pg_extension_update_paths('bloomfilter')
 	WHERE target = '$default_version' AND path IS NOT NULL ORDER BY source");
 is( $got,
-	"1.0: 1.0--1.1--1.2--1.3\n1.1: 1.1--1.2--1.3\n1.2: 1.2--1.3",
+	"1.0: 1.0--1.1--1.2--1.3--1.4\n1.1: 1.1--1.2--1.3--1.4\n1.2: 1.2--1.3--1.4\n1.3: 1.3--1.4",
 	"every earlier version updates to $default_version through each script in turn");
 
 # One line per member, and per dependency and comment of a member: a
@@ -322,9 +322,10 @@ if ($regress_failed && -s "$work/regression.diffs")
 #
 # 1.3 replaces bloom_union_agg and bloom_intersection_agg (their transition
 # state becomes a value, so that Citus can split them) and adds overloads of
-# bloom_agg.  A database owner who is not a superuser (the extension is
-# trusted) installs 1.0, 1.1 or 1.2, builds views, a materialized view and
-# SQL functions on the aggregates of that version, and updates without
+# bloom_agg; 1.4 adds bloom_setup_check and a check of the set-up.  A
+# database owner who is not a superuser (the extension is trusted) installs
+# 1.0, 1.1, 1.2 or 1.3, builds views, a materialized view and SQL functions
+# on the aggregates of that version, and updates without
 # CASCADE: the update must succeed, every object answer bit for bit as
 # before (for the set operations, the old internal-state path before and
 # the new one after), REFRESH give the same, and pg_dump / pg_restore of
@@ -361,7 +362,15 @@ CREATE VIEW v_fn_auto AS SELECT 0 AS g, fn_auto() AS f;
 } if $version ne '1.0';
 	$sql .= q{
 CREATE VIEW v_like AS SELECT 0 AS g, bloom_agg_like(x, (SELECT f FROM fs WHERE g = 0)) AS f FROM ev;
-} if $version eq '1.2';
+} if $version ne '1.0' && $version ne '1.1';
+	$sql .= q{
+CREATE VIEW v_hashed AS SELECT g, bloom_agg(bloom_value(x), 0.01, 10000) AS f FROM ev GROUP BY g;
+CREATE VIEW v_hashed_empty AS SELECT 0 AS g, bloom_agg(bloom_value(x), 0.01, 1000) AS f FROM ev WHERE x < 0;
+CREATE MATERIALIZED VIEW mv_hashed_auto AS SELECT 0 AS g, bloom_agg(bloom_value(t)) AS f FROM ev;
+CREATE FUNCTION fn_shaped() RETURNS bloom LANGUAGE sql STABLE
+	BEGIN ATOMIC SELECT bloom_agg_shaped(bloom_value(x), (SELECT bloom_shape(f) FROM fs WHERE g = 0)) FROM ev; END;
+CREATE VIEW v_fn_shaped AS SELECT 0 AS g, fn_shaped() AS f;
+} if $version eq '1.3';
 	return $sql;
 }
 
@@ -386,8 +395,8 @@ sub snapshot
 	return join("\n", @lines);
 }
 
-my %expected_objects = ('1.0' => 7, '1.1' => 11, '1.2' => 12);
-foreach my $version ('1.0', '1.1', '1.2')
+my %expected_objects = ('1.0' => 7, '1.1' => 11, '1.2' => 12, '1.3' => 16);
+foreach my $version ('1.0', '1.1', '1.2', '1.3')
 {
 	(my $db = "objects_$version") =~ s/\./_/;
 	$node->safe_psql('postgres', "CREATE DATABASE $db OWNER app_owner TEMPLATE template0");

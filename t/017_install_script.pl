@@ -1,6 +1,6 @@
 # The complete install script: CREATE EXTENSION bloomfilter runs
-# sql/bloomfilter--1.3.sql alone, and ALTER EXTENSION UPDATE from 1.0 runs
-# 1.0 and the three update scripts.  Both must give the same extension,
+# sql/bloomfilter--1.4.sql alone, and ALTER EXTENSION UPDATE from 1.0 runs
+# 1.0 and the four update scripts.  Both must give the same extension,
 # member by member:
 #
 # (a) the same members (pg_describe_object of every object that depends on

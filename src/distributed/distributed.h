@@ -1,8 +1,8 @@
 /*
  * distributed/distributed.h: what the distributed folder gives the module:
  * the rewrite that lets Citus split the polymorphic aggregates
- * (distributed/split.c), and what it asks of Citus's catalog
- * (distributed/citus.c).
+ * (distributed/split.c), what it asks of Citus's catalog
+ * (distributed/citus.c), and the check of the set-up (distributed/setup.c).
  */
 #ifndef BLOOM_DISTRIBUTED_H
 #define BLOOM_DISTRIBUTED_H
@@ -35,5 +35,10 @@ extern bool citus_table_is_sharded(Oid relid, AttrNumber *column);
 
 /* The relcache callback that forgets what citus_table_is_sharded read (from _PG_init). */
 extern void citus_catalog_init(void);
+
+/* ---- the set-up (distributed/setup.c) ---- */
+
+/* Remembers whether the library is loaded at server start (from _PG_init). */
+extern void bloom_setup_init(void);
 
 #endif

@@ -49,7 +49,9 @@
  * without them, and it gives NULL.  So a rewritten call whose arguments are
  * constants (after folding, with a custom plan's parameter values) is
  * wrapped in bloom_agg_or_empty(call, arguments) (agg/no_rows.c), which
- * passes a filter through and turns NULL into the filter of no rows.
+ * passes a filter through and turns NULL into the filter of no rows.  A
+ * twin written by hand (bloom_agg(bloom_value(x), p, n), which Citus splits
+ * as it is) is wrapped alike, in the query levels the rewrite would touch.
  *
  * The hook must run before Citus's: shared_preload_libraries = 'citus,
  * bloomfilter' (Citus refuses to load after another planner hook, and a
@@ -231,14 +233,34 @@ split_catalog_reset(Datum arg, BloomSyscacheId cacheid, uint32 hashvalue)
 	memset(&split_catalog, 0, sizeof(split_catalog));
 }
 
-/* The aggregate of ours aggfnoid is, or -1. */
+/* The polymorphic aggregate of ours aggfnoid is (or, with twin, the twin), or -1. */
 static int
-split_twin_of(Oid aggfnoid)
+split_twin_of(Oid aggfnoid, bool twin)
 {
+	const Oid  *aggregates = twin ? split_catalog.twin : split_catalog.polymorphic;
+
 	for (int t = 0; t < TWIN_COUNT; t++)
-		if (split_catalog.polymorphic[t] == aggfnoid)
+		if (aggregates[t] == aggfnoid)
 			return t;
 	return -1;
+}
+
+/* Whether node is bloom_agg_or_empty around a twin already: nothing to wrap again. */
+static bool
+split_is_wrapped(Node *node)
+{
+	FuncExpr   *call = (FuncExpr *) node;
+	Node	   *arg;
+
+	if (!IsA(node, FuncExpr) || call->args == NIL)
+		return false;
+	arg = linitial(call->args);
+	if (!IsA(arg, Aggref) || split_twin_of(((Aggref *) arg)->aggfnoid, true) < 0)
+		return false;
+	for (int t = 0; t < TWIN_COUNT; t++)
+		if (OidIsValid(split_catalog.or_empty[t]) && split_catalog.or_empty[t] == call->funcid)
+			return true;
+	return false;
 }
 
 /* ---- which query levels Citus would gather ---- */
@@ -530,19 +552,30 @@ split_level_mutator(Node *node, SplitContext *context)
 		return NULL;
 	if (IsA(node, Query))
 		return node;
+	if (split_is_wrapped(node))
+		return node;
 	if (IsA(node, Aggref))
 	{
 		Aggref	   *aggref = (Aggref *) node;
-		int			t = split_twin_of(aggref->aggfnoid);
-
-		if (t >= 0 && aggref->agglevelsup == 0 && aggref->aggkind == AGGKIND_NORMAL &&
+		int			t = split_twin_of(aggref->aggfnoid, false);
+		int			hand_written = split_twin_of(aggref->aggfnoid, true);
+		bool		plain = aggref->agglevelsup == 0 && aggref->aggkind == AGGKIND_NORMAL &&
 			aggref->aggorder == NIL && aggref->aggdistinct == NIL &&
-			!aggref->aggstar && !aggref->aggvariadic && aggref->aggdirectargs == NIL &&
-			(t != TWIN_LIKE || split_template_fixed(aggref)))
+			!aggref->aggstar && !aggref->aggvariadic && aggref->aggdirectargs == NIL;
+
+		if (plain && t >= 0 && (t != TWIN_LIKE || split_template_fixed(aggref)))
 		{
 			split_aggref(aggref, t);
 			context->changed = true;
 			return split_or_empty(aggref, t);
+		}
+		/* a twin written by hand, bloom_agg(bloom_value(x), p, n): the same over no rows */
+		if (plain && hand_written >= 0)
+		{
+			Node	   *wrapped = split_or_empty(aggref, hand_written);
+
+			context->changed |= (wrapped != node);
+			return wrapped;
 		}
 		/* an aggregate's arguments hold no aggregate of the same level */
 		return node;
@@ -552,23 +585,24 @@ split_level_mutator(Node *node, SplitContext *context)
 
 static bool split_walker(Node *node, SplitContext *context);
 
-/* Whether node (of one query level) holds a call of a polymorphic aggregate of ours. */
+/* Whether node (of one query level) holds a call of a polymorphic aggregate of ours or a twin. */
 static bool
-split_has_polymorphic(Node *node, void *context)
+split_has_ours(Node *node, void *context)
 {
 	if (node == NULL || IsA(node, Query))
 		return false;
-	if (IsA(node, Aggref) && split_twin_of(((Aggref *) node)->aggfnoid) >= 0)
+	if (IsA(node, Aggref) && (split_twin_of(((Aggref *) node)->aggfnoid, false) >= 0 ||
+							  split_twin_of(((Aggref *) node)->aggfnoid, true) >= 0))
 		return true;
-	return expression_tree_walker(node, split_has_polymorphic, context);
+	return expression_tree_walker(node, split_has_ours, context);
 }
 
 static void
 split_level(Query *query, SplitContext *context)
 {
 	if (query->hasAggs &&
-		(split_has_polymorphic((Node *) query->targetList, NULL) ||
-		 split_has_polymorphic(query->havingQual, NULL)) &&
+		(split_has_ours((Node *) query->targetList, NULL) ||
+		 split_has_ours(query->havingQual, NULL)) &&
 		(split_mode == SPLIT_ALWAYS || split_level_gathers(query)))
 	{
 		query->targetList = (List *) split_level_mutator((Node *) query->targetList, context);
@@ -638,6 +672,7 @@ bloom_split_init(void)
 	CacheRegisterSyscacheCallback(PROCOID, split_catalog_reset, (Datum) 0);
 	CacheRegisterSyscacheCallback(TYPEOID, split_catalog_reset, (Datum) 0);
 	citus_catalog_init();
+	bloom_setup_init();
 	prev_planner_hook = planner_hook;
 	planner_hook = bloom_split_planner;
 }

@@ -17,8 +17,8 @@
 #              fixes it the pair is tested like the others
 #   18 -> 19   forky chroot, 19 from experimental
 #
-# In the old cluster, one database per extension version (1.0, 1.1, 1.2
-# and the default, each by CREATE EXTENSION bloomfilter VERSION), each with
+# In the old cluster, one database per extension version (1.0, 1.1, 1.2,
+# 1.3 and the default, each by CREATE EXTENSION bloomfilter VERSION), each with
 # stored filters of both hash schemes (scheme 1 also at 12 MB, as the 1.0
 # library built it), self-sized ones (1.1 on), scalable ones (1.3), empty
 # and NULL ones, and views, materialized views and SQL functions on the
@@ -197,7 +197,7 @@ install_tree "$old"
 install_tree "$new"
 default_version=$(sed -nE "s/^default_version[[:space:]]*=[[:space:]]*'([^']*)'.*/\\1/p" \
 	"$("$nbin/pg_config" --sharedir)/extension/bloomfilter.control")
-versions="1.0 1.1 1.2 $default_version"
+versions="1.0 1.1 1.2 1.3 $default_version"
 db_of() { echo "v${1//./_}"; }
 old_version=$("$obin/postgres" --version | sed -E 's/^postgres \(PostgreSQL\) /PostgreSQL /')
 new_version=$("$nbin/postgres" --version | sed -E 's/^postgres \(PostgreSQL\) /PostgreSQL /')

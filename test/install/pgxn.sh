@@ -130,9 +130,9 @@ done
 bad_meta=(
 	"no version|lacks the required key \"version\"|delete \$m->{version}"
 	"no provides|lacks the required key \"provides\"|delete \$m->{provides}"
-	"version 1.3, not SemVer|version: must be a semantic version|\$m->{version} = '1.3'"
-	"version 1.4.0 against default_version 1.3|default_version '1.3'|\$m->{version} = '1.4.0'"
-	"extension version 1.2.0 against default_version 1.3|provides.bloomfilter.version|\$m->{provides}{bloomfilter}{version} = '1.2.0'"
+	"version 1.4, not SemVer|version: must be a semantic version|\$m->{version} = '1.4'"
+	"version 1.5.0 against default_version 1.4|default_version '1.4'|\$m->{version} = '1.5.0'"
+	"extension version 1.2.0 against default_version 1.4|provides.bloomfilter.version|\$m->{provides}{bloomfilter}{version} = '1.2.0'"
 	"a license the spec does not list|license: must be one of|\$m->{license} = 'PostgreSQL License'"
 	"a provides entry without its file|provides.bloomfilter: lacks the required key \"file\"|delete \$m->{provides}{bloomfilter}{file}"
 	"a provides file not in the zip|sql/missing.sql\" is not in the distribution|\$m->{provides}{bloomfilter}{file} = 'sql/missing.sql'"
@@ -194,15 +194,15 @@ check "META.json refused: not JSON (exit 1, said so)" "1 yes" "$status $([[ $out
 
 # make dist itself refuses a release whose versions disagree, and runs only
 # in a clone.
-sed -i "s/^default_version = .*/default_version = '1.4'/" "$clone/bloomfilter.control"
-git -C "$clone" -c user.name=test -c user.email=test@bloomfilter.invalid commit -q -am "default_version 1.4"
+sed -i "s/^default_version = .*/default_version = '1.5'/" "$clone/bloomfilter.control"
+git -C "$clone" -c user.name=test -c user.email=test@bloomfilter.invalid commit -q -am "default_version 1.5"
 rm -f "$clone/$zip"
 status=0
 out=$(make --no-print-directory -C "$clone" dist 2>&1) || status=$?
-if [ "$status" -ne 0 ] && [[ $out == *"default_version '1.4'"* ]] && ! ls "$clone"/*.zip >/dev/null 2>&1; then
-	pass "make dist refuses META.json's $version against default_version '1.4', and writes no zip"
+if [ "$status" -ne 0 ] && [[ $out == *"default_version '1.5'"* ]] && ! ls "$clone"/*.zip >/dev/null 2>&1; then
+	pass "make dist refuses META.json's $version against default_version '1.5', and writes no zip"
 else
-	fail "make dist with default_version '1.4' and META.json's $version: exit $status, zips: $(ls "$clone"/*.zip 2>/dev/null || echo none):
+	fail "make dist with default_version '1.5' and META.json's $version: exit $status, zips: $(ls "$clone"/*.zip 2>/dev/null || echo none):
 $out"
 fi
 status=0
