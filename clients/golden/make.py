@@ -229,7 +229,7 @@ def main():
     cur = conn.cursor()
     for m, k in [(1, 1), (18, 3), (9586, 7), (8589934400, 64), (0, 3), (18, 0), (18, 65),
                  (8589934401, 1)]:
-        err = error_of(conn, "SELECT bloom_empty_mk(%s, %s)", [m, k])
+        err = error_of(conn, "SELECT bloom_empty_mk(%s, %s) IS NOT NULL", [m, k])
         entry = {"m": m, "k": k}
         if err:
             entry["error"] = err
