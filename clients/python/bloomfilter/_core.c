@@ -474,6 +474,47 @@ filter_add_hash(FilterObject *self, bf_hash hash)
 	}
 }
 
+/*
+ * Batches go a chunk at a time: the chunk's values hashed first (the
+ * Python objects prefetched ahead), then each value's cache lines
+ * prefetched, then the probes, so that the misses of a filter larger than
+ * the cache overlap instead of waiting one after another.
+ */
+#define BATCH_CHUNK 64
+
+static inline void
+filter_prefetch(const FilterObject *self, bf_hash hash)
+{
+#ifdef __GNUC__
+	if (self->kind == KIND_SCALABLE)
+		return;
+	if (self->header.hash_scheme == BLOOM_HASH_XXH3_BLOCKED)
+	{
+		uint64_t	offset = bf_block_offset(hash.h1, self->header.m);
+
+		if (self->kind == KIND_COUNTING)
+			offset *= 4;
+		__builtin_prefetch(self->array + offset);
+	}
+	else
+	{
+		bf_edh_probe probe;
+		uint64_t	position;
+
+		bf_edh_probe_init(&probe, hash, self->header.m, self->header.k);
+		while (bf_edh_probe_next(&probe, &position))
+			__builtin_prefetch(self->array + (self->kind == KIND_COUNTING ? position >> 1 : position >> 3));
+	}
+#endif
+}
+
+/* Whether prefetching pays: a filter larger than a typical L2 cache. */
+static inline bool
+filter_prefetches(const FilterObject *self)
+{
+	return self->kind != KIND_SCALABLE && self->nbytes >= ((size_t) 256 << 10);
+}
+
 /* ---- construction ---- */
 
 static PyObject *
@@ -812,7 +853,8 @@ Filter_sq_contains(FilterObject *self, PyObject *value)
  * object per element.  Returns 1 when handled, 0 when values is no such
  * buffer, -1 on error.
  */
-typedef int (*hash_sink) (FilterObject *self, Py_ssize_t i, bf_hash hash, void *state);
+typedef int (*hash_sink) (FilterObject *self, Py_ssize_t start, const bf_hash *hashes,
+						  Py_ssize_t count, void *state);
 
 static int
 hash_buffer(FilterObject *self, PyObject *values, hash_sink sink, PyObject **list)
@@ -820,6 +862,7 @@ hash_buffer(FilterObject *self, PyObject *values, hash_sink sink, PyObject **lis
 	Py_ssize_t	n;
 	Py_ssize_t *count = &n;
 	void	   *state = NULL;
+	bf_hash		chunk[BATCH_CHUNK];
 	Py_buffer	view;
 	const char *format;
 	char		code;
@@ -855,6 +898,7 @@ hash_buffer(FilterObject *self, PyObject *values, hash_sink sink, PyObject **lis
 	{
 		const char *item = (const char *) view.buf + i * view.itemsize;
 		bf_hash		hash;
+		Py_ssize_t	slot = i % BATCH_CHUNK;
 
 		switch (code)
 		{
@@ -904,7 +948,9 @@ hash_buffer(FilterObject *self, PyObject *values, hash_sink sink, PyObject **lis
 					break;
 				}
 		}
-		if (sink(self, i, hash, state) < 0)
+		chunk[slot] = hash;
+		if ((slot == BATCH_CHUNK - 1 || i == *count - 1) &&
+			sink(self, i - slot, chunk, slot + 1, state) < 0)
 			status = -1;
 	}
 	PyBuffer_Release(&view);
@@ -912,17 +958,52 @@ hash_buffer(FilterObject *self, PyObject *values, hash_sink sink, PyObject **lis
 }
 
 static int
-add_sink(FilterObject *self, Py_ssize_t i, bf_hash hash, void *state)
+add_sink(FilterObject *self, Py_ssize_t start, const bf_hash *hashes, Py_ssize_t count, void *state)
 {
-	return filter_add_hash(self, hash);
+	if (filter_prefetches(self))
+		for (Py_ssize_t i = 0; i < count; i++)
+			filter_prefetch(self, hashes[i]);
+	for (Py_ssize_t i = 0; i < count; i++)
+		if (filter_add_hash(self, hashes[i]) < 0)
+			return -1;
+	return 0;
 }
 
 static int
-contains_sink(FilterObject *self, Py_ssize_t i, bf_hash hash, void *state)
+contains_sink(FilterObject *self, Py_ssize_t start, const bf_hash *hashes, Py_ssize_t count,
+			  void *state)
 {
 	PyObject   *result = (PyObject *) state;
 
-	PyList_SET_ITEM(result, i, Py_NewRef(filter_contains_hash(self, hash) ? Py_True : Py_False));
+	if (filter_prefetches(self))
+		for (Py_ssize_t i = 0; i < count; i++)
+			filter_prefetch(self, hashes[i]);
+	for (Py_ssize_t i = 0; i < count; i++)
+		PyList_SET_ITEM(result, start + i,
+						Py_NewRef(filter_contains_hash(self, hashes[i]) ? Py_True : Py_False));
+	return 0;
+}
+
+/*
+ * Hash count items (of left still to come, for prefetching the objects
+ * ahead); *flags_out (when not NULL) gains the flags they set.
+ */
+static int
+hash_chunk(PyObject **items, Py_ssize_t count, Py_ssize_t left, bf_hash *hashes, uint8_t *flags_out)
+{
+	for (Py_ssize_t i = 0; i < count; i++)
+	{
+		uint8_t		flags;
+
+#ifdef __GNUC__
+		if (i + 8 < left)
+			__builtin_prefetch(items[i + 8]);
+#endif
+		if (hash_value(items[i], &hashes[i], &flags) < 0)
+			return -1;
+		if (flags_out != NULL)
+			*flags_out |= flags;
+	}
 	return 0;
 }
 
@@ -934,8 +1015,9 @@ Filter_add_many(FilterObject *self, PyObject *values)
 	PyObject   *sequence;
 	Py_ssize_t	n;
 	PyObject  **items;
-	bf_adder	adder;
-	bool		use_adder;
+	bf_hash    *hashes;
+	uint8_t		flags = 0;
+	int			status = 0;
 
 	if (handled < 0)
 		return NULL;
@@ -946,35 +1028,26 @@ Filter_add_many(FilterObject *self, PyObject *values)
 		return NULL;
 	n = PySequence_Fast_GET_SIZE(sequence);
 	items = PySequence_Fast_ITEMS(sequence);
-	/* a filter larger than the cache: the server's prefetching adder */
-	use_adder = self->kind == KIND_BLOOM && self->nbytes >= BF_ADDER_MIN_BYTES;
-	if (use_adder)
-		bf_adder_init(&adder, self->array, self->header.m, self->header.k, self->header.hash_scheme);
-	for (Py_ssize_t i = 0; i < n; i++)
+	/* every value hashed before any is added: a value that cannot be leaves the filter as it was */
+	hashes = PyMem_Malloc((n ? n : 1) * sizeof(bf_hash));
+	if (hashes == NULL)
 	{
-		bf_hash		hash;
-		uint8_t		flags;
-
-		if (hash_value(items[i], &hash, &flags) < 0)
-		{
-			if (use_adder)
-				bf_adder_flush(&adder);
-			Py_DECREF(sequence);
-			return NULL;
-		}
-		if (flags)
-			filter_set_flags(self, flags);
-		if (use_adder)
-			bf_adder_add(&adder, hash);
-		else if (filter_add_hash(self, hash) < 0)
-		{
-			Py_DECREF(sequence);
-			return NULL;
-		}
+		Py_DECREF(sequence);
+		return PyErr_NoMemory();
 	}
-	if (use_adder)
-		bf_adder_flush(&adder);
+	if (hash_chunk(items, n, n, hashes, &flags) < 0)
+		status = -1;
+	else
+	{
+		filter_set_flags(self, flags);
+		for (Py_ssize_t start = 0; start < n && status == 0; start += BATCH_CHUNK)
+			status = add_sink(self, start, hashes + start,
+							  n - start < BATCH_CHUNK ? n - start : BATCH_CHUNK, NULL);
+	}
+	PyMem_Free(hashes);
 	Py_DECREF(sequence);
+	if (status < 0)
+		return NULL;
 	Py_RETURN_NONE;
 }
 
@@ -1008,18 +1081,18 @@ Filter_contains_many(FilterObject *self, PyObject *values)
 		Py_DECREF(sequence);
 		return NULL;
 	}
-	for (Py_ssize_t i = 0; i < n; i++)
+	for (Py_ssize_t start = 0; start < n; start += BATCH_CHUNK)
 	{
-		bf_hash		hash;
-		uint8_t		flags;
+		bf_hash		hashes[BATCH_CHUNK];
+		Py_ssize_t	count = n - start < BATCH_CHUNK ? n - start : BATCH_CHUNK;
 
-		if (hash_value(items[i], &hash, &flags) < 0)
+		if (hash_chunk(items + start, count, n - start, hashes, NULL) < 0)
 		{
 			Py_DECREF(sequence);
 			Py_DECREF(result);
 			return NULL;
 		}
-		PyList_SET_ITEM(result, i, Py_NewRef(filter_contains_hash(self, hash) ? Py_True : Py_False));
+		contains_sink(self, start, hashes, count, result);
 	}
 	Py_DECREF(sequence);
 	return result;
