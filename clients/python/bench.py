@@ -134,7 +134,7 @@ def parameter_case(rounds):
     exists = conn.execute("SELECT to_regclass('bench_client_rows') IS NOT NULL").fetchone()[0]
     if not exists:
         started = time.perf_counter()
-        conn.execute("CREATE TABLE bench_client_rows AS SELECT i::int8 AS id, md5(i::text) AS payload"
+        conn.execute("CREATE TABLE bench_client_rows AS SELECT i::int8 AS id"
                      f" FROM generate_series(1, {rows_total}) i")
         conn.execute("VACUUM ANALYZE bench_client_rows")
         print(f"  (created bench_client_rows, {rows_total:,} rows, in {time.perf_counter() - started:.0f}s)")
