@@ -72,9 +72,6 @@ shape_sqlstate(bf_status status)
 
 /* ---- values ---- */
 
-/* The canonical NaN: every NaN payload hashes as this one (encoding/encoding.c). */
-#define CANONICAL_NAN_BITS UINT64_C(0x7ff8000000000000)
-
 static inline bf_hash
 hash_u64(uint64_t value)
 {
@@ -87,17 +84,7 @@ hash_u64(uint64_t value)
 static inline bf_hash
 hash_float8(double value)
 {
-	uint64_t	bits;
-
-	if (isnan(value))
-		bits = CANONICAL_NAN_BITS;
-	else
-	{
-		if (value == 0.0)
-			value = 0.0;		/* -0 as +0 */
-		memcpy(&bits, &value, 8);
-	}
-	return hash_u64(bits);
+	return hash_u64(bf_float8_canonical_bits(value));
 }
 
 /*
@@ -825,17 +812,6 @@ Filter_add(FilterObject *self, PyObject *value)
 	Py_RETURN_NONE;
 }
 
-static PyObject *
-Filter_contains(FilterObject *self, PyObject *value)
-{
-	bf_hash		hash;
-	uint8_t		flags;
-
-	if (hash_value(value, &hash, &flags) < 0)
-		return NULL;
-	return PyBool_FromLong(filter_contains_hash(self, hash));
-}
-
 static int
 Filter_sq_contains(FilterObject *self, PyObject *value)
 {
@@ -845,6 +821,14 @@ Filter_sq_contains(FilterObject *self, PyObject *value)
 	if (hash_value(value, &hash, &flags) < 0)
 		return -1;
 	return filter_contains_hash(self, hash);
+}
+
+static PyObject *
+Filter_contains(FilterObject *self, PyObject *value)
+{
+	int			found = Filter_sq_contains(self, value);
+
+	return found < 0 ? NULL : PyBool_FromLong(found);
 }
 
 /*
