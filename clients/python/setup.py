@@ -25,7 +25,10 @@ setup(
     description="Build, read and probe the bloomfilter PostgreSQL extension's filters, bit for bit",
     packages=["bloomfilter"],
     python_requires=">=3.9",
-    ext_modules=[Extension("bloomfilter._core", [os.path.join(HERE, "bloomfilter", "_core.c")] + core,
+    ext_modules=[Extension("bloomfilter._core", [os.path.join(HERE, "bloomfilter", f) for f in
+                            ("_core.c", "value.c", "filter.c", "filter_forms.c", "filter_ops.c")] + core,
+                           depends=[os.path.join(HERE, "bloomfilter", "_core.h")]
+                           + sorted(glob.glob(os.path.join(SRC, "core", "*.h"))),
                            include_dirs=[SRC], extra_compile_args=["-O2", "-Wall", "-Wextra",
                                                                    "-Wno-unused-parameter",
                                                                    "-Wno-missing-field-initializers"])],
