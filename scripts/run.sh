@@ -3,7 +3,9 @@
 #
 #   scripts/run.sh test     build, C unit tests, SQL tests on a throwaway
 #                           cluster, the docs' SQL as written (test/doc.pl),
-#                           TAP tests (t/*.pl)
+#                           the client libraries' tests
+#                           (clients/*/run-tests.sh) on another, TAP tests
+#                           (t/*.pl)
 #   scripts/run.sh test-all the same on the host's 15, then the SQL and TAP
 #                           tests on every other major in $PG_MAJORS (default
 #                           "17 18 19"), each in a Debian chroot made and
@@ -26,9 +28,8 @@
 #
 # Environment: PG_CONFIG (default: PostgreSQL 15's), BLOOM_BUILD_DIR (default
 # build/), BLOOM_WERROR=1 to fail on any compiler warning in our sources,
-# BLOOM_TESTS (default "unit sql doc cluster"; doc is test/doc.pl, cluster
-# the TAP tests) to run
-# only some kinds of tests,
+# BLOOM_TESTS (default "unit sql doc clients cluster"; doc is test/doc.pl,
+# cluster the TAP tests) to run only some kinds of tests,
 # BLOOM_SKIP_SETUP=1 where the dependencies are known to be there (chroots).
 set -euo pipefail
 
@@ -38,7 +39,7 @@ case $mode in
 	test | test-all | demo | bench | plots) ;;
 	*) echo "usage: $0 test|test-all|demo|bench|plots" >&2; exit 2 ;;
 esac
-tests=${BLOOM_TESTS:-unit sql doc cluster}
+tests=${BLOOM_TESTS:-unit sql doc clients cluster}
 runs() { case " $tests " in *" $1 "*) return 0 ;; esac; return 1; }
 
 started=$SECONDS
@@ -248,6 +249,19 @@ if runs doc; then
 	run_counted doc "$BUILD/doc.log" "${cluster[@]}" "$inst" "$ROOT/test/doc.pl"
 	doc_skipped=$(sed -n 's/^doc: [0-9]* passed, [0-9]* failed, \(.* skipped.*\) in [0-9.]* s$/\1/p' "$BUILD/doc.log")
 	[ -n "$doc_skipped" ] && summary+=("$(printf '%-22s %s' "doc:" "$doc_skipped")")
+fi
+
+# ---- the client libraries: clients/*/run-tests.sh, each on a throwaway cluster ----
+# Each builds its library into $BUILD, runs its tests (the golden vectors,
+# and against the server: values, sizing, estimates, drivers) and ends with
+# "NAME: N passed, M failed".
+if runs clients; then
+	for runner in "$ROOT"/clients/*/run-tests.sh; do
+		[ -e "$runner" ] || continue
+		name=$(basename "$(dirname "$runner")")
+		heading "client library: clients/$name, on a throwaway cluster"
+		run_counted "client-$name" "$BUILD/client-$name.log" "${cluster[@]}" "$inst" "$runner" "$BUILD"
+	done
 fi
 
 # ---- TAP tests: t/*.pl, on PostgreSQL's framework ----

@@ -18,6 +18,10 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # libipc-run-perl is what PostgreSQL's TAP framework (t/*.pl) runs programs
 # with; the framework itself comes with postgresql-server-dev-15.
 packages=(postgresql-15 postgresql-server-dev-15 libxxhash-dev gcc make libc6-dev libipc-run-perl)
+# The Python client (clients/python) and its tests: Debian's Python with its
+# headers and setuptools to build the extension, pip for "pip install
+# ./clients/python", and the three drivers it registers the types with.
+packages+=(python3-dev python3-setuptools python3-pip python3-psycopg python3-psycopg2 python3-asyncpg)
 # test/unit.mk builds the sanitizer run with clang when there is one: bring
 # it (clang-14 is there already, through postgresql-server-dev-15), and its
 # sanitizer runtime, which clang does not pull in by itself.

@@ -6,9 +6,11 @@
 #ifndef BLOOM_CORE_BASE_H
 #define BLOOM_CORE_BASE_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/format.h"
 #include "core/real.h"
@@ -62,6 +64,29 @@ bf_hash_bytes(const void *data, size_t len)
 	result.h1 = h.low64;
 	result.h2 = h.high64;
 	return result;
+}
+
+/*
+ * The bits a float4 or float8 value is hashed by (as 8 bytes little-endian):
+ * its IEEE-754 binary64 bits (a float4 widened first, which is exact), -0
+ * as +0 and every NaN as BF_CANONICAL_NAN_BITS, so that values SQL finds
+ * equal hash equally.  Part of the stored format: it never changes.  The
+ * server's encoder (encoding/encoding.c) and the client libraries use this
+ * one definition.
+ */
+#define BF_CANONICAL_NAN_BITS UINT64_C(0x7ff8000000000000)
+
+static inline uint64_t
+bf_float8_canonical_bits(double value)
+{
+	uint64_t	bits;
+
+	if (isnan(value))
+		return BF_CANONICAL_NAN_BITS;
+	if (value == 0.0)
+		value = 0.0;			/* -0 compares equal to +0 */
+	memcpy(&bits, &value, sizeof(bits));
+	return bits;
 }
 
 #endif							/* BLOOM_CORE_BASE_H */

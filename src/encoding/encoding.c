@@ -81,7 +81,6 @@
 #include "compat.h"
 #include "encoding/encoding.h"
 
-#include <math.h>
 
 #include "access/htup_details.h"
 #include "catalog/namespace.h"
@@ -95,9 +94,6 @@
 #include "utils/numeric.h"
 #include "utils/syscache.h"
 #include "utils/typcache.h"
-
-/* The canonical NaN: every NaN payload hashes as this one. */
-#define BLOOM_CANONICAL_NAN_BITS UINT64CONST(0x7ff8000000000000)
 
 /* Whether the database's text is hashed as it is stored (it is UTF-8, or of unknown encoding). */
 static inline bool
@@ -365,18 +361,8 @@ bloom_encoding_supported(Oid typid)
 bf_hash
 bloom_hash_float8(float8 value)
 {
-	uint64		bits;
-
-	if (isnan(value))
-		bits = BLOOM_CANONICAL_NAN_BITS;
-	else
-	{
-		if (value == 0.0)
-			value = 0.0;		/* -0 compares equal to +0 */
-		StaticAssertStmt(sizeof(bits) == sizeof(value), "float8 is 64 bits");
-		memcpy(&bits, &value, sizeof(bits));
-	}
-	return bloom_hash_uint64(bits);
+	StaticAssertStmt(sizeof(uint64) == sizeof(value), "float8 is 64 bits");
+	return bloom_hash_uint64(bf_float8_canonical_bits(value));
 }
 
 /*

@@ -31,6 +31,28 @@ UNIT_TEST(hash_golden)
 }
 
 /*
+ * The canonical bits of floats: their IEEE-754 bits, -0 as +0, every NaN
+ * (either sign, quiet or signaling, any payload) as one.
+ */
+UNIT_TEST(float8_canonical_bits)
+{
+	const uint64_t nans[] = {UINT64_C(0x7ff8000000000000), UINT64_C(0xfff8000000000000),
+		UINT64_C(0x7ff0000000000001), UINT64_C(0x7fffffffffffffff), UINT64_C(0xfff4000000000abc)};
+	double		value;
+
+	for (size_t i = 0; i < sizeof(nans) / sizeof(nans[0]); i++)
+	{
+		memcpy(&value, &nans[i], sizeof(value));
+		CHECK_U64(bf_float8_canonical_bits(value), BF_CANONICAL_NAN_BITS);
+	}
+	CHECK_U64(bf_float8_canonical_bits(-0.0), 0);
+	CHECK_U64(bf_float8_canonical_bits(0.0), 0);
+	CHECK_U64(bf_float8_canonical_bits(1.5), UINT64_C(0x3ff8000000000000));
+	CHECK_U64(bf_float8_canonical_bits(-INFINITY), UINT64_C(0xfff0000000000000));
+	CHECK_U64(bf_float8_canonical_bits((double) 0.1f), UINT64_C(0x3fb99999a0000000));
+}
+
+/*
  * bf_probe_positions, bf_add_hash and bf_contains_hash against the closed
  * form reduce(h1 + i*h2 + (i^3 - i)/6 mod 2^64, m), for random hashes and
  * shapes up to k = 64.
