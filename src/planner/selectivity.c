@@ -40,7 +40,7 @@
  */
 #include "postgres.h"
 
-#include "module.h"
+#include "extension/extension.h"
 #include "planner/planner.h"
 
 #include "access/htup_details.h"

@@ -21,7 +21,7 @@
 #include "postgres.h"
 
 #include "prefilter/prefilter.h"
-#include "module.h"
+#include "extension/extension.h"
 
 #include "access/htup_details.h"
 #include "catalog/pg_class.h"
