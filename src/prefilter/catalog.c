@@ -40,6 +40,11 @@
 #include "utils/syscache.h"
 #include "utils/varlena.h"
 
+/* Whether a prefilter pays: the settings (prefilter/prefilter.c registers them). */
+int			prefilter_max_keys = 1000000;
+int			prefilter_unanalyzed_max_keys = 10000;
+double		prefilter_min_ratio = 10.0;
+
 static PrefilterCatalog prefilter_cache;
 
 PrefilterCatalog *
