@@ -23,9 +23,8 @@ ROOT := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 
 EXTENSION  = bloomfilter
 MODULE_big = bloomfilter
-# Every .c under src/ (the folder tree is the inventory): src/core/ (plain C),
-# src/types/, src/encoding/, src/agg/, src/planner/, src/prefilter/, and the
-# module's own files in src/ (doc/development.md has the layout).
+# Every .c under src/ (the folder tree is the inventory: doc/development.md
+# has the layout).
 SRC_FILES = $(sort $(wildcard $(ROOT)/src/*.c $(ROOT)/src/*/*.c $(ROOT)/src/*/*/*.c))
 OBJS = $(patsubst $(ROOT)/%.c,%.o,$(SRC_FILES))
 DATA = sql/bloomfilter--1.4.sql sql/bloomfilter--1.3.sql sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql \

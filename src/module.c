@@ -6,24 +6,16 @@
  *       -> split (lets Citus split the aggregates, distributed/split.c)
  *         -> the hook that was there before (Citus's), or standard_planner
  *
- * so that a prefilter's own aggregate is rewritten for Citus too.  It also
- * finds the extension's own objects for the hooks (module.h).
+ * so that a prefilter's own aggregate is rewritten for Citus too.
  */
 #include "postgres.h"
 
-#include "module.h"
 #include "core/core.h"
 #include "distributed/distributed.h"
 #include "prefilter/prefilter.h"
 
-#include "catalog/pg_proc.h"
-#include "catalog/pg_type.h"
-#include "commands/extension.h"
+#include "fmgr.h"
 #include "miscadmin.h"
-#include "utils/builtins.h"
-#include "utils/syscache.h"
-
-#include "compat.h"
 
 PG_MODULE_MAGIC;
 
@@ -41,28 +33,4 @@ _PG_init(void)
 	bf_interrupt_hook = bloom_check_for_interrupts;
 	bloom_split_init();
 	bloom_auto_prefilter_init();
-}
-
-Oid
-bloom_own_schema(void)
-{
-	Oid			extension = get_extension_oid("bloomfilter", true);
-
-	return OidIsValid(extension) ? bloom_extension_schema(extension) : InvalidOid;
-}
-
-Oid
-bloom_own_type(Oid schema, const char *name)
-{
-	return GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-						   CStringGetDatum(name), ObjectIdGetDatum(schema));
-}
-
-Oid
-bloom_own_function(Oid schema, const char *name, int nargs, const Oid *argtypes)
-{
-	return GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid,
-						   CStringGetDatum(name),
-						   PointerGetDatum(buildoidvector(argtypes, nargs)),
-						   ObjectIdGetDatum(schema));
 }

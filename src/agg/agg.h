@@ -11,7 +11,6 @@
 #include "types/types.h"
 
 #include "nodes/execnodes.h"
-#include "utils/expandeddatum.h"
 
 /* Whether the call is an aggregate's, as AggCheckCallContext decides it. */
 static inline bool
@@ -47,52 +46,24 @@ extern bool bloom_agg_call_request(FunctionCallInfo fcinfo, double *p, int64 *n)
 
 /*
  * Transition states that are values (1.3): an aggregate's state is an
- * expanded object (utils/expandeddatum.h) of a real type, so that Citus can
- * split the aggregate and a parallel plan needs no serialize functions.  The
- * aggregate machinery keeps a read-write expanded state without copying it,
- * so rows are added in place, as with an internal state.  A transition or
- * combine function modifies its argument 0 only when it is such a state and
- * the call is an aggregate's (bloom_agg_modifiable_object); anything else, a
- * flat value or a call from SQL, is read and copied.
- *
- * One expanded object serves every kind of state (agg/common.c): a
- * BloomAggObject holds the kind's state, and the kind says how large its
- * flat form is and writes it.  A kind whose flat form must be built (the
- * self-sized state's) keeps it in flat between the two calls; a change to
- * the state drops it (bloom_agg_modifiable_object).
+ * expanded object of a real type (BloomAggObject, types/types.h), so that
+ * Citus can split the aggregate and a parallel plan needs no serialize
+ * functions.  The aggregate machinery keeps a read-write expanded state
+ * without copying it, so rows are added in place, as with an internal
+ * state.  A transition or combine function modifies its argument 0 only
+ * when it is such a state and the call is an aggregate's
+ * (bloom_agg_modifiable_object); anything else, a flat value or a call from
+ * SQL, is read and copied.
  *
  * bloom_agg_object_context: a new memory context for one expanded state,
  * under the aggregate context in an aggregate call (*in_aggregate set) and
- * under CurrentMemoryContext otherwise.  bloom_agg_object_new: a new object
- * of kind in that context, its state not set yet.  bloom_agg_object_result:
- * the state to return, read-write in an aggregate call, else flattened into
- * CurrentMemoryContext and deleted.  bloom_agg_modifiable_object: the object
- * of kind in argument 0 that this call may modify in place, or NULL (see
- * above).  bloom_agg_object_of: the object of kind that datum points to
- * (read-only or read-write), or NULL when it is some other form of value.
+ * under CurrentMemoryContext otherwise.  bloom_agg_modifiable_object: the
+ * object of kind in argument 0 that this call may modify in place, or NULL
+ * (see above).
  */
-typedef struct BloomAggObject BloomAggObject;
-
-typedef struct BloomAggObjectKind
-{
-	Size		(*flat_size) (BloomAggObject *object);
-	void		(*flatten) (BloomAggObject *object, void *result, Size size);
-} BloomAggObjectKind;
-
-struct BloomAggObject
-{
-	ExpandedObjectHeader header;
-	const BloomAggObjectKind *kind;
-	void	   *state;			/* the kind's, in header.eoh_context */
-	struct varlena *flat;		/* the kind's flat form while it is wanted, or NULL */
-};
-
 extern MemoryContext bloom_agg_object_context(FunctionCallInfo fcinfo, bool *in_aggregate);
-extern BloomAggObject *bloom_agg_object_new(MemoryContext context, const BloomAggObjectKind *kind);
-extern Datum bloom_agg_object_result(BloomAggObject *object, bool in_aggregate);
 extern BloomAggObject *bloom_agg_modifiable_object(FunctionCallInfo fcinfo,
 												   const BloomAggObjectKind *kind);
-extern BloomAggObject *bloom_agg_object_of(Datum datum, const BloomAggObjectKind *kind);
 
 /* What bloom_agg was asked for, kept in its state. */
 typedef struct BloomAggRequest

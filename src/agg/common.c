@@ -43,68 +43,6 @@ bloom_agg_object_context(FunctionCallInfo fcinfo, bool *in_aggregate)
 	return AllocSetContextCreate(parent, "bloom aggregate state", ALLOCSET_SMALL_SIZES);
 }
 
-/* The methods of every BloomAggObject: its kind's. */
-static Size
-bloom_agg_object_flat_size(ExpandedObjectHeader *header)
-{
-	BloomAggObject *object = (BloomAggObject *) header;
-
-	return object->kind->flat_size(object);
-}
-
-static void
-bloom_agg_object_flatten(ExpandedObjectHeader *header, void *result, Size allocated_size)
-{
-	BloomAggObject *object = (BloomAggObject *) header;
-
-	object->kind->flatten(object, result, allocated_size);
-}
-
-static const ExpandedObjectMethods bloom_agg_object_methods = {
-	bloom_agg_object_flat_size,
-	bloom_agg_object_flatten
-};
-
-BloomAggObject *
-bloom_agg_object_new(MemoryContext context, const BloomAggObjectKind *kind)
-{
-	BloomAggObject *object = (BloomAggObject *) MemoryContextAllocZero(context,
-																	   sizeof(BloomAggObject));
-
-	EOH_init_header(&object->header, &bloom_agg_object_methods, context);
-	object->kind = kind;
-	return object;
-}
-
-Datum
-bloom_agg_object_result(BloomAggObject *object, bool in_aggregate)
-{
-	Size		size;
-	void	   *flat;
-
-	if (in_aggregate)
-		return EOHPGetRWDatum(&object->header);
-	size = EOH_get_flat_size(&object->header);
-	flat = bloom_palloc_large(size);
-	EOH_flatten_into(&object->header, flat, size);
-	DeleteExpandedObject(EOHPGetRWDatum(&object->header));
-	return PointerGetDatum(flat);
-}
-
-BloomAggObject *
-bloom_agg_object_of(Datum datum, const BloomAggObjectKind *kind)
-{
-	ExpandedObjectHeader *header;
-
-	if (!VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(datum)))
-		return NULL;
-	header = DatumGetEOHP(datum);
-	if (header->eoh_methods != &bloom_agg_object_methods ||
-		((BloomAggObject *) header)->kind != kind)
-		return NULL;
-	return (BloomAggObject *) header;
-}
-
 BloomAggObject *
 bloom_agg_modifiable_object(FunctionCallInfo fcinfo, const BloomAggObjectKind *kind)
 {

@@ -56,20 +56,18 @@ bloom_agg_filter_flatten(BloomAggObject *object, void *result, Size allocated_si
 	bloom_fill_bits(flat->bits, state->filter->bits, allocated_size - BLOOM_BITS_OFFSET);
 }
 
-static const BloomAggObjectKind bloom_agg_filter_kind = {
-	bloom_agg_filter_flat_size,
-	bloom_agg_filter_flatten
-};
-
-bool
-bloom_agg_object_view(Datum datum, BloomView *view)
+/* What bloom_view_datum reads of such a state: its filter, in place. */
+static bool
+bloom_agg_filter_view(BloomAggObject *object, BloomView *view)
 {
-	BloomAggObject *object = bloom_agg_object_of(datum, &bloom_agg_filter_kind);
-
-	if (object == NULL)
-		return false;
 	return bloom_shaped_state_view((BloomShapedState *) object->state, view);
 }
+
+static const BloomAggObjectKind bloom_agg_filter_kind = {
+	bloom_agg_filter_flat_size,
+	bloom_agg_filter_flatten,
+	bloom_agg_filter_view
+};
 
 /*
  * The state a 1.3 transition or combine function works on: filter, where

@@ -388,9 +388,11 @@ bloom_autoagg_object_flatten(BloomAggObject *object, void *result, Size allocate
 	object->flat = NULL;
 }
 
+/* A bloom_agg_state is no filter: no view. */
 static const BloomAggObjectKind bloom_autoagg_object_kind = {
 	bloom_autoagg_object_flat_size,
-	bloom_autoagg_object_flatten
+	bloom_autoagg_object_flatten,
+	NULL
 };
 
 /*

@@ -66,7 +66,7 @@
 #include "postgres.h"
 
 #include "distributed/distributed.h"
-#include "module.h"
+#include "extension/extension.h"
 
 #include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"

@@ -97,33 +97,6 @@ extern uint8 bloom_new_filter_flags(void);
 extern bool bloom_flags_read_utf8(uint8 flags);
 
 /*
- * A value hashed once, as bloom_add would hash it into a new filter of this
- * database: the type bloom_hashed, made by bloom_value(x) (types/bloom_hashed.c).
- * Its hash does not depend on the filter's shape or hash scheme, so one goes into any
- * filter that reads text as it was read (utf8_reading).  Aggregates over
- * bloom_value have no polymorphic argument, which Citus needs to split them.
- * Fixed length, stored as in memory; send and recv fix the byte order.
- */
-typedef struct BloomHashed
-{
-	uint64		h1;
-	uint64		h2;
-	uint8		version;		/* BLOOM_HASHED_VERSION */
-	uint8		flags;			/* the BLOOM_FLAG_* adding the value sets */
-	uint8		utf8_reading;	/* 1: text was read as UTF-8; 0: as the database's bytes */
-	uint8		reserved[5];	/* zero */
-} BloomHashed;
-
-#define BLOOM_HASHED_VERSION 1
-
-/*
- * The hash of value v for a filter with flags filter_flags (the filter's
- * flags gain v's); ERROR 22023, naming function, when the filter reads text
- * otherwise than v was read.
- */
-extern bf_hash bloom_hashed_hash(const BloomHashed *v, uint8 *filter_flags, const char *function);
-
-/*
  * The flags of the union or intersection of filters with flags a and b,
  * or ERROR 22023 naming operation when their text hashing differs.
  */

@@ -125,7 +125,7 @@ bloom_check_pending(BloomCheckState *state, BlockNumber block)
 			problem = bloom_index_pending_problem(item, tuple);
 			if (problem != NULL)
 				bloom_check_fail(index, block, problem);
-			bloom_index_check_tid(index, block, &tuple->tid, state->heap_blocks);
+			bloom_index_check_tid(index, block, &tuple->tid, &state->heap_blocks);
 			shape.m = tuple->m;
 			shape.hash_scheme = tuple->hash_scheme;
 			shape.k = tuple->k;
@@ -235,7 +235,7 @@ bloom_check_group(BloomCheckState *state, BlockNumber block, const BloomGroupHea
 			/* past the rows: what a flush cut short left, as above */
 			if (!ItemPointerIsValid(&tid) || r >= group->rows)
 				continue;
-			bloom_index_check_tid(index, group->tid_first + t, &tid, state->heap_blocks);
+			bloom_index_check_tid(index, group->tid_first + t, &tid, &state->heap_blocks);
 			if (rows)
 				bloom_check_remember(state, block, &tid,
 									 bloom_check_row_hash(&group->shape, rows + (size_t) r * payload,

@@ -11,7 +11,6 @@
 
 #include "compat.h"
 #include "index/index.h"
-#include "planner/planner.h"
 
 #include "access/htup_details.h"
 #include "catalog/pg_amop.h"

@@ -99,6 +99,7 @@
 
 #include "access/amapi.h"
 #include "access/generic_xlog.h"
+#include "access/htup_details.h"
 #include "access/itup.h"
 #include "nodes/execnodes.h"
 #include "nodes/tidbitmap.h"
@@ -275,8 +276,8 @@ extern void bloom_index_check_group(Relation index, BlockNumber block,
 extern BloomGroupHeader *bloom_index_read_group(Relation index, BlockNumber block,
 												BlockNumber *next);
 extern BlockNumber bloom_index_table_blocks(Relation index);
-extern void bloom_index_check_tid(Relation index, BlockNumber block, ItemPointer tid,
-								  BlockNumber heap_blocks);
+extern void bloom_index_check_tid_slow(Relation index, BlockNumber block, ItemPointer tid,
+									   BlockNumber *heap_blocks);
 extern void bloom_index_tid_form(BloomGroupHeader *group, const ItemPointerData *tids);
 extern void bloom_index_fill_tid_page(const BloomGroupHeader *group, char *contents,
 									  const ItemPointerData *tids, uint32 count);
@@ -294,6 +295,29 @@ extern uint32 bloom_index_slices_per_page(uint32 rows_max);
 extern uint32 bloom_index_slice_pages(uint64 m, uint32 rows_max);
 extern void bloom_index_shape_of(const BloomHeader *header, BloomIndexShape *shape);
 extern bool bloom_index_shapes_equal(const BloomIndexShape *a, const BloomIndexShape *b);
+
+/*
+ * Refuse a heap TID read at block of the index that no heap page can hold,
+ * or that is past the end of the table (a damaged page), before it is kept:
+ * the index holds no TID of a block the table does not have, since VACUUM
+ * truncates the table only after removing the TIDs of its last pages.
+ * *heap_blocks is the table's size when the caller last measured it (0:
+ * not yet); the table may have grown since (a concurrent insert), so a TID
+ * past it has the table measured again, and *heap_blocks updated, before
+ * it is refused (bloom_index_check_tid_slow, pages.c).  Inline: a lookup
+ * checks every TID it reads.  The caller's page lock is held through the
+ * ERROR.
+ */
+static inline void
+bloom_index_check_tid(Relation index, BlockNumber block, ItemPointer tid,
+					  BlockNumber *heap_blocks)
+{
+	OffsetNumber offset = ItemPointerGetOffsetNumberNoCheck(tid);
+
+	if (unlikely(offset < FirstOffsetNumber || offset > MaxHeapTuplesPerPage ||
+				 ItemPointerGetBlockNumberNoCheck(tid) >= *heap_blocks))
+		bloom_index_check_tid_slow(index, block, tid, heap_blocks);
+}
 
 /* store.c */
 extern void bloom_index_init_meta(Page page);

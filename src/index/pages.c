@@ -408,34 +408,32 @@ bloom_index_table_blocks(Relation index)
 }
 
 /*
- * Refuse a heap TID read from the index that no heap page can hold, or
- * that is past the end of the table (a damaged page), before it reaches a
- * bitmap: the index holds no TID of a block the table does not have, since
- * VACUUM truncates the table only after removing the TIDs of its last
- * pages.  heap_blocks is the table's size when the caller last looked; the
- * table may have grown since (a concurrent insert), so it is measured again
- * before a TID past it is refused.
+ * The rest of bloom_index_check_tid (index/index.h), for a TID it does not
+ * pass at once: ERROR for an offset no heap page has; for a block past
+ * *heap_blocks, the table measured again first, and ERROR if the block is
+ * past its end still.
  */
 void
-bloom_index_check_tid(Relation index, BlockNumber block, ItemPointer tid, BlockNumber heap_blocks)
+bloom_index_check_tid_slow(Relation index, BlockNumber block, ItemPointer tid,
+						   BlockNumber *heap_blocks)
 {
 	OffsetNumber offset = ItemPointerGetOffsetNumberNoCheck(tid);
+	BlockNumber heap_block = ItemPointerGetBlockNumberNoCheck(tid);
 
 	if (offset < FirstOffsetNumber || offset > MaxHeapTuplesPerPage)
 		ereport(ERROR,
 				errcode(ERRCODE_INDEX_CORRUPTED),
 				errmsg("index \"%s\" holds an invalid heap TID (%u,%u) at block %u",
-					   RelationGetRelationName(index), ItemPointerGetBlockNumberNoCheck(tid),
-					   offset, block),
+					   RelationGetRelationName(index), heap_block, offset, block),
 				errhint("Please REINDEX it."));
-	if (ItemPointerGetBlockNumberNoCheck(tid) >= heap_blocks &&
-		ItemPointerGetBlockNumberNoCheck(tid) >= (heap_blocks = bloom_index_table_blocks(index)))
+	if (heap_block >= *heap_blocks)
+		*heap_blocks = bloom_index_table_blocks(index);
+	if (heap_block >= *heap_blocks)
 		ereport(ERROR,
 				errcode(ERRCODE_INDEX_CORRUPTED),
 				errmsg("index \"%s\" holds an invalid heap TID (%u,%u) at block %u",
-					   RelationGetRelationName(index), ItemPointerGetBlockNumberNoCheck(tid),
-					   offset, block),
-				errdetail("The table has %u blocks.", heap_blocks),
+					   RelationGetRelationName(index), heap_block, offset, block),
+				errdetail("The table has %u blocks.", *heap_blocks),
 				errhint("Please REINDEX it."));
 }
 

@@ -137,22 +137,6 @@ bloom_scan_step(IndexScanDesc scan, BloomScanState *state, BlockNumber *steps)
 }
 
 /*
- * Refuse a heap TID read at block of the index that no heap page holds, or
- * that is past the table's end (a damaged page), before it is kept: the
- * table may have grown since the scan measured it, so it is measured again
- * first (bloom_index_check_tid).  The page's lock is held through the ERROR.
- */
-static inline void
-bloom_scan_check_tid(Relation index, BloomScanState *state, BlockNumber block, ItemPointer tid)
-{
-	if (ItemPointerGetBlockNumberNoCheck(tid) >= state->heap_blocks)
-		state->heap_blocks = bloom_index_table_blocks(index);
-	if (unlikely(ItemPointerGetOffsetNumberNoCheck(tid) > MaxHeapTuplesPerPage ||
-				 ItemPointerGetBlockNumberNoCheck(tid) >= state->heap_blocks))
-		bloom_index_check_tid(index, block, tid, state->heap_blocks);
-}
-
-/*
  * A row of several chunks, tracked by its TID: a row's chunks need not be
  * next to each other in the chain (a page emptied by a flush or VACUUM
  * takes new rows between them).  Seen whole, it is exact; seen in part (it
@@ -235,7 +219,7 @@ bloom_scan_pending(IndexScanDesc scan, BloomScanState *state, BlockNumber block)
 				UnlockReleaseBuffer(buffer);
 				bloom_index_pending_corrupted(index, block, off, problem);
 			}
-			bloom_scan_check_tid(index, state, block, &tuple->tid);
+			bloom_index_check_tid(index, block, &tuple->tid, &state->heap_blocks);
 			match = bloom_scan_tuple(state, tuple, &unknown);
 
 			/* a row in one tuple: decided here */
@@ -382,7 +366,8 @@ bloom_scan_group(IndexScanDesc scan, BloomScanState *state, const BloomGroupHead
 								 r % group->tids_per_page, &tid);
 			if (ItemPointerIsValid(&tid))
 			{
-				bloom_scan_check_tid(index, state, group->tid_first + tid_page, &tid);
+				bloom_index_check_tid(index, group->tid_first + tid_page, &tid,
+									  &state->heap_blocks);
 				bloom_found_rows_add(state->rows, &tid, recheck);
 				found++;
 			}

@@ -1,11 +1,13 @@
 /*
- * planner/planner.h: what the planner files share (planner/support.c, the
- * support function, costs and the query-shape guard; planner/selectivity.c,
- * the estimates; planner/initplan.c, filters that come from an InitPlan;
- * planner/stored_filter.c, a filter of any type as the estimates and ANALYZE
- * read it; the automatic prefilter, bloom_autoprefilter*.c).  Its declarations bring the
- * planner's nodes and selfuncs.h, which those files use too; each includes
- * the rest of what it uses itself.
+ * planner/planner.h: what the planner files share, and the prefilter
+ * (prefilter/) uses.  From the bottom up: planner/stored_filter.c, a filter
+ * of any type as the estimates and ANALYZE read it; planner/query_shape.c,
+ * the query-shape guard; planner/selectivity.c, the estimate for a filter;
+ * planner/initplan.c, filters that come from an InitPlan;
+ * planner/clauses.c, the estimates of clauses; planner/support.c, the
+ * support function and costs.  planner/analyze.c gathers the statistics
+ * they read.  Its declarations bring the planner's nodes and selfuncs.h,
+ * which those files use too; each includes the rest of what it uses itself.
  */
 #ifndef BLOOM_SUPPORT_H
 #define BLOOM_SUPPORT_H

@@ -1,8 +1,8 @@
 /*
  * planner/support.c: planner support for bloom_contains, bloom_contained_by
  * and the @> and <@ operators: the support function, and what a call costs.
- * How many rows pass is in planner/selectivity.c and planner/initplan.c.  Also
- * the query-shape guard that the planner files share.
+ * How many rows pass is in planner/clauses.c, planner/selectivity.c and
+ * planner/initplan.c.
  *
  * Cost.  A call hashes the value and reads k bits.  The reads are random
  * accesses: cheap while the filter sits in the CPU cache, a cache miss each
@@ -198,48 +198,4 @@ bloom_contains_join_selectivity(PG_FUNCTION_ARGS)
 	if (selectivity < 0.0)
 		selectivity = BLOOM_DEFAULT_SELECTIVITY;
 	PG_RETURN_FLOAT8(selectivity);
-}
-
-/*
- * Whether query is a SELECT that does none of refused (BLOOM_SELECT_*): the
- * one place that reads a Query's clauses for the InitPlan reader
- * (planner/initplan.c) and the automatic prefilter, each of which names what
- * would change the rows it reads or reruns.
- */
-bool
-bloom_select_without(const Query *query, uint32 refused)
-{
-	uint32		found = 0;
-	ListCell   *lc;
-
-	if (query->commandType != CMD_SELECT || query->utilityStmt != NULL)
-		return false;
-	if (query->limitCount != NULL || query->limitOffset != NULL)
-		found |= BLOOM_SELECT_LIMIT;
-	if (query->rowMarks != NIL)
-		found |= BLOOM_SELECT_LOCKING;
-	if (query->hasModifyingCTE)
-		found |= BLOOM_SELECT_MODIFYING_CTE;
-	if (query->cteList != NIL)
-		found |= BLOOM_SELECT_WITH;
-	if (query->hasAggs || query->groupClause != NIL || query->groupingSets != NIL ||
-		query->havingQual != NULL)
-		found |= BLOOM_SELECT_GROUPING;
-	if (query->hasWindowFuncs)
-		found |= BLOOM_SELECT_WINDOWS;
-	if (query->setOperations != NULL)
-		found |= BLOOM_SELECT_SET_OPERATION;
-	if (query->hasTargetSRFs)
-		found |= BLOOM_SELECT_TARGET_SRFS;
-	if (query->distinctClause != NIL)
-		found |= BLOOM_SELECT_DISTINCT;
-	if (query->sortClause != NIL)
-		found |= BLOOM_SELECT_ORDER;
-	if ((refused & BLOOM_SELECT_SAMPLED) != 0)
-	{
-		foreach(lc, query->rtable)
-			if (lfirst_node(RangeTblEntry, lc)->tablesample != NULL)
-				found |= BLOOM_SELECT_SAMPLED;
-	}
-	return (found & refused) == 0;
 }

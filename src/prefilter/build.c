@@ -20,6 +20,9 @@
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
 
+/* The filter's false-positive rate: a setting (prefilter/prefilter.c registers it). */
+double		prefilter_rate = 0.01;
+
 static bool
 prefilter_forget_nulling_walker(Node *node, void *context)
 {

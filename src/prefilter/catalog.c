@@ -21,7 +21,7 @@
 #include "postgres.h"
 
 #include "prefilter/prefilter.h"
-#include "module.h"
+#include "extension/extension.h"
 
 #include "access/htup_details.h"
 #include "catalog/pg_class.h"
@@ -39,6 +39,11 @@
 #include "utils/memutils.h"
 #include "utils/syscache.h"
 #include "utils/varlena.h"
+
+/* Whether a prefilter pays: the settings (prefilter/prefilter.c registers them). */
+int			prefilter_max_keys = 1000000;
+int			prefilter_unanalyzed_max_keys = 10000;
+double		prefilter_min_ratio = 10.0;
 
 static PrefilterCatalog prefilter_cache;
 

@@ -64,12 +64,12 @@
 #include "optimizer/planner.h"
 #include "utils/guc.h"
 
-/* The settings (registered by bloom_auto_prefilter_init). */
+/*
+ * bloomfilter.auto_prefilter, registered by bloom_auto_prefilter_init with
+ * the other settings, which are defined where they are read
+ * (prefilter/catalog.c, prefilter/build.c).
+ */
 static bool auto_prefilter = false;
-int			prefilter_max_keys = 1000000;
-int			prefilter_unanalyzed_max_keys = 10000;
-double		prefilter_min_ratio = 10.0;
-double		prefilter_rate = 0.01;
 
 static planner_hook_type prev_planner_hook = NULL;
 

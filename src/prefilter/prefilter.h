@@ -25,7 +25,11 @@
  */
 extern void bloom_auto_prefilter_init(void);
 
-/* The settings (prefilter/prefilter.c). */
+/*
+ * The settings, registered by prefilter/prefilter.c and defined where they
+ * are read: the first three in prefilter/catalog.c, the rate in
+ * prefilter/build.c.
+ */
 extern int	prefilter_max_keys;
 extern int	prefilter_unanalyzed_max_keys;
 extern double prefilter_min_ratio;

@@ -18,8 +18,7 @@
 
 #include "utils/memutils.h"
 
-/* The sparse binary form of view, under an aggregate and when shorter; else NULL. */
-static bytea *
+bytea *
 bloom_sparse_form(FunctionCallInfo fcinfo, const BloomView *view)
 {
 	Size		bound;
@@ -39,14 +38,6 @@ bloom_sparse_form(FunctionCallInfo fcinfo, const BloomView *view)
 	}
 	SET_VARSIZE(result, VARHDRSZ + length);
 	return result;
-}
-
-bytea *
-bloom_send_travel(FunctionCallInfo fcinfo, const BloomView *view)
-{
-	bytea	   *sparse = bloom_sparse_form(fcinfo, view);
-
-	return sparse != NULL ? sparse : bloom_send_view(view);
 }
 
 char *

@@ -15,6 +15,7 @@
 #include "lib/stringinfo.h"
 #include "nodes/primnodes.h"
 #include "port/pg_bswap.h"
+#include "utils/expandeddatum.h"
 
 #include "core/format.h"
 #include "encoding/encoding.h"
@@ -148,9 +149,44 @@ extern BloomFilter *bloom_copy(const BloomView *view);
 extern BloomFilter *bloom_copy_state(const BloomView *view);
 
 /*
- * If datum is an aggregate's state in memory (an expanded object,
- * agg/bloom_agg.c), a view of its filter, read in place; false otherwise.
+ * An aggregate's state as a value (types/value.c): an expanded object
+ * (utils/expandeddatum.h) of the state's SQL type, which the aggregates
+ * (agg/agg.h) add rows to in place.  One expanded object serves every kind
+ * of state: a BloomAggObject holds the kind's state, and the kind says how
+ * large its flat form is and writes it, and, for a kind whose type is
+ * bloom, gives a view of its filter, which bloom_view_datum reads in place
+ * (view NULL for the other kinds).  A kind whose flat form must be built
+ * (the self-sized state's) keeps it in flat between the two calls; a change
+ * to the state drops it.
+ *
+ * bloom_agg_object_new: a new object of kind in context, its state not set
+ * yet.  bloom_agg_object_result: the state to return, read-write in an
+ * aggregate call (in_aggregate), else flattened into CurrentMemoryContext
+ * and deleted.  bloom_agg_object_of: the object of kind that datum points
+ * to (read-only or read-write), or NULL when it is some other form of
+ * value.  bloom_agg_object_view: if datum, an expanded datum, is an object
+ * of a kind that is a filter, a view of that filter; false otherwise.
  */
+typedef struct BloomAggObject BloomAggObject;
+
+typedef struct BloomAggObjectKind
+{
+	Size		(*flat_size) (BloomAggObject *object);
+	void		(*flatten) (BloomAggObject *object, void *result, Size size);
+	bool		(*view) (BloomAggObject *object, BloomView *view);
+} BloomAggObjectKind;
+
+struct BloomAggObject
+{
+	ExpandedObjectHeader header;
+	const BloomAggObjectKind *kind;
+	void	   *state;			/* the kind's, in header.eoh_context */
+	struct varlena *flat;		/* the kind's flat form while it is wanted, or NULL */
+};
+
+extern BloomAggObject *bloom_agg_object_new(MemoryContext context, const BloomAggObjectKind *kind);
+extern Datum bloom_agg_object_result(BloomAggObject *object, bool in_aggregate);
+extern BloomAggObject *bloom_agg_object_of(Datum datum, const BloomAggObjectKind *kind);
 extern bool bloom_agg_object_view(Datum datum, BloomView *view);
 
 /*
@@ -199,6 +235,33 @@ extern BloomFilter *bloom_setop_fold(BloomSetOp op, const char *operation,
 									 BloomFilter *result, const BloomView *input);
 
 /*
+ * A value hashed once, as bloom_add would hash it into a new filter of this
+ * database: the type bloom_hashed, made by bloom_value(x) (types/bloom_hashed.c).
+ * Its hash does not depend on the filter's shape or hash scheme, so one goes into any
+ * filter that reads text as it was read (utf8_reading).  Aggregates over
+ * bloom_value have no polymorphic argument, which Citus needs to split them.
+ * Fixed length, stored as in memory; send and recv fix the byte order.
+ */
+typedef struct BloomHashed
+{
+	uint64		h1;
+	uint64		h2;
+	uint8		version;		/* BLOOM_HASHED_VERSION */
+	uint8		flags;			/* the BLOOM_FLAG_* adding the value sets */
+	uint8		utf8_reading;	/* 1: text was read as UTF-8; 0: as the database's bytes */
+	uint8		reserved[5];	/* zero */
+} BloomHashed;
+
+#define BLOOM_HASHED_VERSION 1
+
+/*
+ * The hash of value v for a filter with flags filter_flags (the filter's
+ * flags gain v's); ERROR 22023, naming function, when the filter reads text
+ * otherwise than v was read.
+ */
+extern bf_hash bloom_hashed_hash(const BloomHashed *v, uint8 *filter_flags, const char *function);
+
+/*
  * ERROR 22P03 for a value of type type_name whose binary form does not hold
  * together; problem is a sentence for the detail.
  */
@@ -208,20 +271,12 @@ pg_noreturn extern void bloom_raise_invalid_binary(const char *type_name, const 
 extern void bloom_raise_invalid_value(const char *type_name, bf_status status);
 
 /*
- * The input helpers every filter type's I/O shares (types/bloom/io.c).
- * bloom_input_status: true for BF_OK; else it reports invalid input syntax
- * for type type_name, with status for the detail, as an ERROR or, where the
- * caller asked for one (pg_input_is_valid), a soft error, and returns
- * false.  bloom_recv_take: the bytes of a binary input not read yet, all
- * taken (the cursor moves to the end); ERROR 22P03 with too_large for the
- * detail when they are more than a value can hold, before anything is
- * allocated for them.  bloom_send_view: the binary form of a filter (or
- * counting filter) of the view: its binary header, then its bits.
+ * The text input helper every filter type's I/O shares (types/bloom/io.c):
+ * true for BF_OK; else it reports invalid input syntax for type type_name,
+ * with status for the detail, as an ERROR or, where the caller asked for
+ * one (pg_input_is_valid), a soft error, and returns false.
  */
 extern bool bloom_input_status(Node *escontext, const char *type_name, bf_status status);
-extern const uint8 *bloom_recv_take(StringInfo buf, const char *type_name, bf_status too_large,
-									size_t *length);
-extern bytea *bloom_send_view(const BloomView *view);
 
 
 /* The type's input function (types/bloom/io.c), by which the type is recognized. */
@@ -322,9 +377,9 @@ extern const BloomLayout bloom_layout;
 /*
  * The sparse forms a value travels in between Citus's workers and its
  * coordinator (types/sparse.c), for the types whose stored form is a
- * header and an array (bloom, counting_bloom).  bloom_send_travel: the
- * binary output of view, sparse under an aggregate when that is shorter.
- * bloom_out_sparse: the text output prefix + base64 of the sparse form
+ * header and an array (bloom, counting_bloom).  bloom_sparse_form: the
+ * sparse binary form of view (a bytea), under an aggregate when that is
+ * shorter, else NULL.  bloom_out_sparse: the text output prefix + base64 of the sparse form
  * under an aggregate when shorter than text_length, else NULL.
  * bloom_expand_sparse: a binary input (*data, *len) that is sparse,
  * replaced by its expanded binary form (left as it is otherwise), or the
@@ -332,7 +387,7 @@ extern const BloomLayout bloom_layout;
  * bloom_decode_sparse_text: a text input after prefix, decoded and
  * expanded into the binary form.
  */
-extern bytea *bloom_send_travel(FunctionCallInfo fcinfo, const BloomView *view);
+extern bytea *bloom_sparse_form(FunctionCallInfo fcinfo, const BloomView *view);
 extern char *bloom_out_sparse(FunctionCallInfo fcinfo, const char *prefix,
 							  const BloomView *view, uint64 text_length);
 extern bf_status bloom_expand_sparse(const BloomLayout *layout, const uint8 **data, size_t *len);
@@ -343,12 +398,20 @@ extern bf_status bloom_expand_sparse(const BloomLayout *layout, const uint8 **da
  * binary form (expanded first if sparse), or why it is malformed; the
  * receive function and a sparse text input read through it.
  * bloom_layout_recv and bloom_layout_send: the type's receive and send
- * functions.
+ * functions.  bloom_recv_take: the bytes of a binary input not read yet,
+ * all taken (the cursor moves to the end); ERROR 22P03 with too_large for
+ * the detail when they are more than a value can hold, before anything is
+ * allocated for them (scalable_bloom's receive function takes them so
+ * too).  bloom_send_view: the binary form of a filter (or counting filter)
+ * of the view: its binary header, then its bits.
  */
 extern bf_status bloom_layout_decode_binary(const BloomLayout *layout, const uint8 *data,
 											size_t len, struct varlena **result);
 extern Datum bloom_layout_recv(FunctionCallInfo fcinfo, const BloomLayout *layout);
 extern Datum bloom_layout_send(FunctionCallInfo fcinfo, const BloomLayout *layout);
+extern const uint8 *bloom_recv_take(StringInfo buf, const char *type_name, bf_status too_large,
+									size_t *length);
+extern bytea *bloom_send_view(const BloomView *view);
 extern bool bloom_is_sparse_text(const char *prefix, const char *text);
 extern bf_status bloom_decode_sparse_text(const BloomLayout *layout, const char *prefix,
 										  const char *text, const uint8 **plain,

@@ -1,6 +1,9 @@
 /*
- * types/value.c: what the SQL-callable files share: reading filter values (the per-call-site cache of filter arguments is
- * types/cache.c), allocating filters, and the shape errors.
+ * types/value.c: what the SQL-callable files share: reading filter values
+ * (the per-call-site cache of filter arguments is types/cache.c),
+ * allocating filters, the shape errors, and an aggregate's state as a
+ * value in memory: the expanded object every kind of state shares, which
+ * is read in place where it is a filter.
  */
 #include "postgres.h"
 
@@ -46,7 +49,7 @@ bloom_view_datum_status(Datum datum, BloomView *view)
 	 */
 	struct varlena *value;
 
-	/* an aggregate's state, read in place (agg/bloom_agg.c) */
+	/* an aggregate's state, read in place (below) */
 	if (VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(datum)) && bloom_agg_object_view(datum, view))
 		return BF_OK;
 	value = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(datum));
@@ -324,4 +327,79 @@ bloom_result_row(FunctionCallInfo fcinfo, const char *operation, Datum *values, 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "%s: return type must be a row type", operation);
 	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls));
+}
+
+/* ---- an aggregate's state as a value (types/types.h) ---- */
+
+/* The methods of every BloomAggObject: its kind's. */
+static Size
+bloom_agg_object_flat_size(ExpandedObjectHeader *header)
+{
+	BloomAggObject *object = (BloomAggObject *) header;
+
+	return object->kind->flat_size(object);
+}
+
+static void
+bloom_agg_object_flatten(ExpandedObjectHeader *header, void *result, Size allocated_size)
+{
+	BloomAggObject *object = (BloomAggObject *) header;
+
+	object->kind->flatten(object, result, allocated_size);
+}
+
+static const ExpandedObjectMethods bloom_agg_object_methods = {
+	bloom_agg_object_flat_size,
+	bloom_agg_object_flatten
+};
+
+BloomAggObject *
+bloom_agg_object_new(MemoryContext context, const BloomAggObjectKind *kind)
+{
+	BloomAggObject *object = (BloomAggObject *) MemoryContextAllocZero(context,
+																	   sizeof(BloomAggObject));
+
+	EOH_init_header(&object->header, &bloom_agg_object_methods, context);
+	object->kind = kind;
+	return object;
+}
+
+Datum
+bloom_agg_object_result(BloomAggObject *object, bool in_aggregate)
+{
+	Size		size;
+	void	   *flat;
+
+	if (in_aggregate)
+		return EOHPGetRWDatum(&object->header);
+	size = EOH_get_flat_size(&object->header);
+	flat = bloom_palloc_large(size);
+	EOH_flatten_into(&object->header, flat, size);
+	DeleteExpandedObject(EOHPGetRWDatum(&object->header));
+	return PointerGetDatum(flat);
+}
+
+BloomAggObject *
+bloom_agg_object_of(Datum datum, const BloomAggObjectKind *kind)
+{
+	ExpandedObjectHeader *header;
+
+	if (!VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(datum)))
+		return NULL;
+	header = DatumGetEOHP(datum);
+	if (header->eoh_methods != &bloom_agg_object_methods ||
+		((BloomAggObject *) header)->kind != kind)
+		return NULL;
+	return (BloomAggObject *) header;
+}
+
+bool
+bloom_agg_object_view(Datum datum, BloomView *view)
+{
+	ExpandedObjectHeader *header = DatumGetEOHP(datum);
+	BloomAggObject *object = (BloomAggObject *) header;
+
+	if (header->eoh_methods != &bloom_agg_object_methods || object->kind->view == NULL)
+		return false;
+	return object->kind->view(object, view);
 }

@@ -5,14 +5,13 @@
  * and binary input accept exactly the same filters (every header field, the
  * bit array length and the padding bits are checked), and nothing is
  * allocated until the input's size has been checked against what it claims.
- * The helpers before bloom_in serve counting_bloom's and scalable_bloom's
- * I/O too.
+ * The helper before bloom_in serves counting_bloom's and scalable_bloom's
+ * input too.
  */
 #include "postgres.h"
 
 #include "types/types.h"
 
-#include "libpq/pqformat.h"
 #include "utils/memutils.h"
 
 /*
@@ -56,34 +55,6 @@ bloom_input_status(Node *escontext, const char *type_name, bf_status status)
 			errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 			errmsg("invalid input syntax for type %s", type_name),
 			errdetail("%s", bf_status_message(status)));
-}
-
-const uint8 *
-bloom_recv_take(StringInfo buf, const char *type_name, bf_status too_large, size_t *length)
-{
-	const uint8 *data = (const uint8 *) buf->data + buf->cursor;
-	size_t		len = buf->len - buf->cursor;
-
-	/* the value is no larger than what was received, which must fit */
-	if (len > BLOOM_MAX_VARLENA_BYTES - VARHDRSZ)
-		bloom_raise_invalid_binary(type_name, bf_status_message(too_large));
-	buf->cursor = buf->len;
-	*length = len;
-	return data;
-}
-
-bytea *
-bloom_send_view(const BloomView *view)
-{
-	uint8		header[BF_BINARY_HEADER_BYTES];
-	StringInfoData buf;
-
-	bf_binary_encode_header(&view->header, header);
-	pq_begintypsend(&buf);
-	enlargeStringInfo(&buf, sizeof(header) + view->nbytes);
-	pq_sendbytes(&buf, (const char *) header, sizeof(header));
-	pq_sendbytes(&buf, (const char *) view->bits, (int) view->nbytes);
-	return pq_endtypsend(&buf);
 }
 
 /* The prefix of the sparse text form (types/sparse.c). */

@@ -1,9 +1,10 @@
 /*
- * module.h: what the module's set-up gives the other folders: the
- * extension's own objects, looked up in the catalogs (src/module.c).
+ * extension/extension.h: the extension's own objects, looked up in the
+ * catalogs (extension/extension.c), for the folders that find them by name
+ * at plan time: distributed/, planner/ and prefilter/.
  */
-#ifndef BLOOM_MODULE_H
-#define BLOOM_MODULE_H
+#ifndef BLOOM_EXTENSION_H
+#define BLOOM_EXTENSION_H
 
 /*
  * The schema the extension is installed in, InvalidOid when it is not
