@@ -37,7 +37,8 @@
 # One source for each figure: a measured figure (a number with a unit of
 # time, size, rate or ratio: ms, µs, s, MB, kB, GB, %, ×, "a second",
 # MB/s, or a ratio 1/NNN) stated in the prose or the output blocks of two
-# pages fails; the page that does not own it links to the one that does.
+# pages fails (one failed check each); the page that does not own it links
+# to the one that does.
 # %definitions lists the numbers that are definitions, not measurements
 # (sizes the format fixes, settings, run lengths), and the few figures that
 # are two different measurements of equal value.  "test/doc.pl --figures"
@@ -45,7 +46,7 @@
 #
 # Ends with "doc: N passed, M failed, K skipped": one check per statement
 # (it ran as the page says), per stated output, per block's size, per
-# version statement and per measured figure (on one page).
+# version statement, and per figure on two pages (one passed if none is).
 use strict;
 use warnings;
 use utf8;
@@ -468,14 +469,19 @@ sub figures
 			}
 		}
 	}
+	my $shared = 0;
 	for my $figure (sort keys %where)
 	{
 		my @pages = sort keys %{ $where{$figure} };
-		next if exists $definitions{$figure};
-		check(@pages == 1, "figure $figure", "stated on " . @pages . " pages ("
+		next if @pages == 1 || exists $definitions{$figure};
+		$shared++;
+		check(0, "figure $figure", "stated on " . @pages . " pages ("
 			. join('; ', map { "$_:" . join(',', @{ $where{$figure}{$_} }) } @pages)
 			. "): state it on one, link to it from the others, or list it in %definitions");
 	}
+	check(1, 'figures', '') unless $shared;
+	printf "figures: %d measured figures on %d pages, %d of them on more than one (%d listed as definitions)\n",
+		scalar(keys %where), scalar(@on), $shared, scalar(grep { exists $where{$_} } keys %definitions);
 }
 
 if ($figures_only)
