@@ -20,4 +20,8 @@ if [ "$major" -ge 18 ]; then
 	echo "dynamic_library_path=$destdir$("$pg_config" --pkglibdir):\$libdir"
 else
 	echo "extension_destdir=$destdir"
+	# extension_destdir serves $libdir paths only: a bare name (LOAD
+	# 'bloomfilter', session_preload_libraries, as the docs write them) is
+	# looked for on dynamic_library_path
+	echo "dynamic_library_path=$destdir$("$pg_config" --pkglibdir):\$libdir"
 fi

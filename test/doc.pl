@@ -6,6 +6,7 @@
 #   test/doc.pl [PAGE.md...]      (against the server of PGHOST/PGPORT/PGUSER:
 #                                  scripts/run.sh runs it on the throwaway
 #                                  cluster of test/pg_cluster.sh)
+#   test/doc.pl --figures [PAGE.md...]   (the figures check alone, no server)
 #
 # What is run:
 #   - every ```sql block, statement by statement, in one psql session per
@@ -33,9 +34,19 @@
 # every session; "measured": a run on the benchmark's data, shown as
 # measured), and patterns that are not statements ("```sql fragment").
 #
+# One source for each figure: a measured figure (a number with a unit of
+# time, size, rate or ratio: ms, µs, s, MB, kB, GB, %, ×, "a second",
+# MB/s, or a ratio 1/NNN) stated in the prose or the output blocks of two
+# pages fails (one failed check each); the page that does not own it links
+# to the one that does.
+# %definitions lists the numbers that are definitions, not measurements
+# (sizes the format fixes, settings, run lengths), and the few figures that
+# are two different measurements of equal value.  "test/doc.pl --figures"
+# runs this check alone, without a server.
+#
 # Ends with "doc: N passed, M failed, K skipped": one check per statement
-# (it ran as the page says), per stated output, per block's size and per
-# version statement.
+# (it ran as the page says), per stated output, per block's size, per
+# version statement, and per figure on two pages (one passed if none is).
 use strict;
 use warnings;
 use utf8;
@@ -57,10 +68,33 @@ my %needs = (
 	'fragment' => 'a pattern, not a statement',
 );
 
+# Figures stated on several pages that are not measurements, or are two
+# measurements that happen to be equal: figure => why.
+my %definitions = (
+	'1 %' => 'a false-positive rate chosen (p = 0.01)',
+	'2 %' => 'a false-positive rate chosen; "within 2%" in benchmarks.md is another figure',
+	'10 %' => 'a false-positive rate chosen (p = 0.1)',
+	'4 %' => "a bit density (distributed.md) and a lookup's cost (benchmarks.md)",
+	'17 %' => "perf's share of a query (benchmarks.md) and a state's saving (distributed.md)",
+	'10 ×' => "a scalable filter's growth chosen", '100 ×' => "a scalable filter's growth chosen",
+	'1000 ×' => "a scalable filter's growth chosen", '2 ×' => 'a growth factor chosen',
+	'1.5 ×' => 'a target (m ≤ 1.5× optimal; h2)',
+	map({ ("$_" => 'a size the format fixes for the filters the pages use') }
+		'4 kB', '8 kB', '12 kB', '16 kB', '64 kB', '120 kB', '1.2 MB', '2.1 MB', '2.4 MB', '4.8 MB',
+		'9.6 MB', '12 MB', '24 MB', '60 MB', '62 MB', '120 MB', '2 MiB', '15 MiB', '6 bytes', '25 bytes'),
+	map({ ("$_" => 'a setting or a size chosen (memory, a table, a row)') }
+		'2 kB', '1 MB', '2 MB', '4 MB', '256 MB', '512 MB', '768 MB', '1 GB'),
+	map({ ("$_" => 'a run length or time-out chosen') } '3 s', '8 s', '10 s', '15 s', '30 s'),
+	'3 ms' => "two measurements: a lookup (reference.md) and a plan's cost (auto-prefilter.md)",
+	'109.1 ms' => 'two measurements: an fdw join (auto-prefilter.md) and a batch UPDATE (operations.md)',
+);
+
 my $bindir = `"${\($ENV{PG_CONFIG} // 'pg_config')}" --bindir`;
 chomp $bindir;
 my $psql = "$bindir/psql";
-my @pages = @ARGV ? @ARGV : ("$root/README.md", sort glob("$root/doc/*.md"));
+my @all_pages = ("$root/README.md", sort glob("$root/doc/*.md"));
+my $figures_only = @ARGV && $ARGV[0] eq '--figures' && shift @ARGV;
+my @pages = @ARGV ? @ARGV : @all_pages;
 my ($default_version) = slurp("$root/bloomfilter.control") =~ /^default_version\s*=\s*'([^']+)'/m
 	or die "doc.pl: no default_version in bloomfilter.control\n";
 my $work = tempdir('bloomfilter-doc.XXXXXX', TMPDIR => 1, CLEANUP => 1);
@@ -391,7 +425,74 @@ sub run_page
 		$name, $counts{blocks}, $counts{skipped}, $counts{inline}, $counts{statements}, $counts{stated}, time - $t;
 }
 
+# A measured figure on more than one page: one check per figure.
+sub figures
+{
+	my @on = @_;
+	my $num = qr/\d[\d,]*(?:\.\d+)?/;
+	my $unit = qr/ms|µs|ns|s|min|MB\/s|GB\/s|MB|kB|GB|TB|GiB|MiB|KiB|bytes|%|×|a second|per second|\/s/;
+	my %where;
+	for my $page (@on)
+	{
+		(my $name = $page) =~ s{^\Q$root\E/}{};
+		my ($fence, $lang);
+		my $n = 0;
+		for my $line (split /\n/, slurp($page))
+		{
+			$n++;
+			if ($line =~ /^\s*(```+|~~~+)\s*(\S*)/)
+			{
+				if (!defined $fence) { ($fence, $lang) = ($1, $2); }
+				elsif ($line =~ /^\s*\Q$fence\E\s*$/) { undef $fence; }
+				next;
+			}
+			# the SQL blocks' outputs are checked by running them
+			next if defined $fence && $lang eq 'sql';
+			$line =~ s/\]\([^)]*\)/]/g;
+			$line =~ s/`[^`]*`//g;
+			my @found;
+			while ($line =~ /(?<![\w.\/])((?:$num\s*[–-]\s*)?$num)\s?($unit)(?!\w)/g)
+			{
+				push @found, [$1, $2];
+			}
+			while ($line =~ /(?<![\w.\/])(1\/[\d,]+)(?![\w\/])/g)
+			{
+				push @found, [$1, ''];
+			}
+			for (@found)
+			{
+				my ($figure, $u) = @$_;
+				$figure =~ s/[,\s]//g;
+				$figure =~ s/-/–/;
+				$u = 'a second' if $u eq 'per second' || $u eq '/s';
+				push @{ $where{ $u eq '' ? $figure : "$figure $u" }{$name} }, $n;
+			}
+		}
+	}
+	my $shared = 0;
+	for my $figure (sort keys %where)
+	{
+		my @pages = sort keys %{ $where{$figure} };
+		next if @pages == 1 || exists $definitions{$figure};
+		$shared++;
+		check(0, "figure $figure", "stated on " . @pages . " pages ("
+			. join('; ', map { "$_:" . join(',', @{ $where{$figure}{$_} }) } @pages)
+			. "): state it on one, link to it from the others, or list it in %definitions");
+	}
+	check(1, 'figures', '') unless $shared;
+	printf "figures: %d measured figures on %d pages, %d of them on more than one (%d listed as definitions)\n",
+		scalar(keys %where), scalar(@on), $shared, scalar(grep { exists $where{$_} } keys %definitions);
+}
+
+if ($figures_only)
+{
+	figures(@pages);
+	printf "doc figures: %d passed, %d failed\n", $passed, $failed;
+	exit($failed ? 1 : 0);
+}
+
 run_page($_) for @pages;
+figures(@all_pages);
 printf "doc: %d passed, %d failed, %d skipped%s in %.1f s\n", $passed, $failed, $skipped,
 	(%skip_reasons ? ' (' . join('; ', map { "$skip_reasons{$_} $_" } sort keys %skip_reasons) . ')' : ''),
 	time - $started;
