@@ -669,7 +669,7 @@ sub warns_with_setting
 	my ($stderr, $line) = @_;
 	return $stderr =~ /^exit 0: /
 	  && $stderr =~ /WARNING:  bloomfilter is not loaded after citus in shared_preload_libraries\n/
-	  && $stderr =~ /DETAIL:  Citus splits bloom_agg\(x, \.\.\.\) .* could not confirm type correctness/s
+	  && $stderr =~ /DETAIL:  Citus splits bloom_agg\(x, \.\.\.\) .*"could not confirm type correctness"/s
 	  && index($stderr, "HINT:  $line") >= 0;
 }
 my $hint = "Set $setting in postgresql.conf and restart the server.";
