@@ -188,8 +188,9 @@ class ValuesEqualServer(unittest.TestCase):
             self.assertEqual(len(answers), PROBES)
             self.assertEqual(differ, 0, f"{sqltype} {name}: {differ} of {PROBES} probes answered otherwise")
             self.assertTrue(all(mine[:len(values)]), "a false negative")
-            REPORT.append(f"{sqltype:12} {name}: {len(values)} values, filter equal; "
-                          f"{PROBES - differ}/{PROBES} probes equal ({sum(answers[len(values):])} false positives)")
+            REPORT.append(f"{sqltype:12} {name}: {len(values)} values, filter equal; {PROBES - differ}/{PROBES}"
+                          f" probes equal ({sum(answers[len(values):])} of the other {PROBES - len(values)} probes"
+                          " positive: false positives, or values equal to added ones, as bool and int2 must be)")
         REPORT.append(f"{sqltype:12} bloom_agg(x, 0.01, 2000000) (scheme 2, 2.4 MB): equal")
 
     def test_numeric_as_int(self):
