@@ -18,6 +18,12 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # libipc-run-perl is what PostgreSQL's TAP framework (t/*.pl) runs programs
 # with; the framework itself comes with postgresql-server-dev-15.
 packages=(postgresql-15 postgresql-server-dev-15 libxxhash-dev gcc make libc6-dev libipc-run-perl)
+# The JavaScript client (clients/js): src/core compiled to WebAssembly by
+# clang-14 and lld-14 against wasi-libc (with its compiler runtime), and
+# Chromium for the test in a real browser; Node and npm for the TypeScript
+# and its tests, Debian's unless a Node (with its own npm) is there already.
+packages+=(clang-14 lld-14 wasi-libc libclang-rt-14-dev-wasm32 chromium)
+command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 # test/unit.mk builds the sanitizer run with clang when there is one: bring
 # it (clang-14 is there already, through postgresql-server-dev-15), and its
 # sanitizer runtime, which clang does not pull in by itself.
