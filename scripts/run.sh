@@ -25,8 +25,8 @@
 #
 # Environment: PG_CONFIG (default: PostgreSQL 15's), BLOOM_BUILD_DIR (default
 # build/), BLOOM_WERROR=1 to fail on any compiler warning in our sources,
-# BLOOM_TESTS (default "unit sql cluster"; cluster is the TAP tests) to run
-# only some kinds of tests,
+# BLOOM_TESTS (default "unit sql cluster js"; cluster is the TAP tests, js
+# the JavaScript client's, clients/js) to run only some kinds of tests,
 # BLOOM_SKIP_SETUP=1 where the dependencies are known to be there (chroots).
 set -euo pipefail
 
@@ -36,7 +36,7 @@ case $mode in
 	test | test-all | demo | bench | plots) ;;
 	*) echo "usage: $0 test|test-all|demo|bench|plots" >&2; exit 2 ;;
 esac
-tests=${BLOOM_TESTS:-unit sql cluster}
+tests=${BLOOM_TESTS:-unit sql cluster js}
 runs() { case " $tests " in *" $1 "*) return 0 ;; esac; return 1; }
 
 started=$SECONDS
@@ -235,6 +235,12 @@ if [ "$status" -ne 0 ] && [ -s "$BUILD/regression.diffs" ]; then
 	head -n 600 "$BUILD/regression.diffs"
 	[ "$(wc -l <"$BUILD/regression.diffs")" -gt 600 ] && echo "... (cut at 600 lines; the whole file is $BUILD/regression.diffs)"
 fi
+fi
+
+# ---- the JavaScript client (clients/js): its tests, against a throwaway cluster ----
+if runs js; then
+	heading "JavaScript client: clients/js/test/run.sh on a throwaway cluster"
+	run_counted js-client "$BUILD/js-client.log" "${cluster[@]}" "$inst" "$ROOT/clients/js/test/run.sh"
 fi
 
 # ---- TAP tests: t/*.pl, on PostgreSQL's framework ----

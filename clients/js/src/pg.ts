@@ -1,5 +1,8 @@
 // node-postgres: parse bloom, counting_bloom and scalable_bloom columns into
-// the library's objects, in text and binary results.  The types' OIDs are
+// the library's objects.  Text results only: node-postgres reads every
+// result column as a UTF-8 string, binary ones too (it has no binary mode),
+// which would mangle a filter's bytes, so no binary parser is registered.
+// The types' OIDs are
 // looked up (as pgvector-node's registerTypes does): an extension's types
 // have no fixed OID, and to_regtype follows the session's search_path.
 // Parameters need nothing: a Bloom has toPostgres() (its text form), and
@@ -9,7 +12,7 @@ import { CountingBloom, ScalableBloom } from "./others.js";
 
 interface TypeParserClient {
   query(text: string): Promise<{ rows: Array<Record<string, unknown>> }>;
-  setTypeParser(oid: number, format: "text" | "binary", parser: (value: never) => unknown): void;
+  setTypeParser(oid: number, format: "text", parser: (value: never) => unknown): void;
 }
 
 const TYPES = [
@@ -30,6 +33,5 @@ export async function registerTypes(client: TypeParserClient): Promise<void> {
     const oid = Number(row[name]);
     if (!oid) continue;
     client.setTypeParser(oid, "text", ((text: string) => type.fromText(text)) as (value: never) => unknown);
-    client.setTypeParser(oid, "binary", ((data: Uint8Array) => type.fromBinary(new Uint8Array(data.buffer, data.byteOffset, data.byteLength))) as (value: never) => unknown);
   }
 }
