@@ -123,7 +123,7 @@ function headerIn(ptr: number, version: number, scheme: number, k: number, flags
   return ptr;
 }
 
-function readHeader(ptr: number): { version: number; scheme: number; k: number; flags: number; m: number } {
+export function readHeader(ptr: number): { version: number; scheme: number; k: number; flags: number; m: number } {
   const dv = view();
   return {
     version: dv.getUint8(ptr),
@@ -132,6 +132,45 @@ function readHeader(ptr: number): { version: number; scheme: number; k: number; 
     flags: dv.getUint8(ptr + 3),
     m: Number(dv.getBigUint64(ptr + 8, true)),
   };
+}
+
+type Header = ReturnType<typeof readHeader>;
+type Decoder = (data: number, len: number, header: number, out: number, out2: number) => number;
+
+/** A text form through one of the core's decoders: its header and the array it allocated, or the server's error. */
+export function decodeTextForm(text: unknown, type: string, decode: Decoder): { header: Header; array: number } {
+  const message = `invalid input syntax for type ${type}`;
+  if (typeof text !== "string") throw new BloomError(message, "22P02", "The text form is a string.");
+  const bytes = new TextEncoder().encode(text);
+  const p = copyIn(bytes);
+  const header = scratch.get(HEADER + 8);
+  try {
+    const status = decode(p, bytes.length, header, header + HEADER, 0);
+    if (status !== 0) throw statusError(status, message, "22P02");
+    return { header: readHeader(header), array: view().getUint32(header + HEADER, true) };
+  } finally {
+    core.js_free(p);
+  }
+}
+
+/**
+ * A binary form through one of the core's decoders: its header, and the
+ * array at offset in form, an allocation the caller owns (the input's
+ * copy, or its expansion from the sparse form).
+ */
+export function decodeBinaryForm(data: unknown, type: string, decode: Decoder): { header: Header; form: number; offset: number } {
+  const message = `invalid external binary representation for type ${type}`;
+  if (!(data instanceof Uint8Array)) throw new BloomError(message, "22P03", "The binary form is a Uint8Array.");
+  const p = copyIn(data);
+  const header = scratch.get(HEADER + 8);
+  const status = decode(p, data.length, header, header + HEADER, header + HEADER + 4);
+  if (status !== 0) {
+    core.js_free(p);
+    throw statusError(status, message, "22P03");
+  }
+  const form = view().getUint32(header + HEADER, true);
+  if (form !== p) core.js_free(p);
+  return { header: readHeader(header), form, offset: view().getUint32(header + HEADER + 4, true) };
 }
 
 /** Encode one value into the module's scratch space: [pointer, length]. */
@@ -266,38 +305,17 @@ export class Bloom {
 
   /** The text form (bloom_in), checked as the server checks it. */
   static fromText(text: string): Bloom {
-    if (typeof text !== "string") throw new BloomError("invalid input syntax for type bloom", "22P02", "The text form is a string.");
-    const bytes = new TextEncoder().encode(text);
-    const p = copyIn(bytes);
-    const header = scratch.get(HEADER + 8);
-    try {
-      const status = core.js_text_decode(p, bytes.length, header, header + HEADER);
-      if (status !== 0) throw statusError(status, "invalid input syntax for type bloom", "22P02");
-      const h = readHeader(header);
-      return new Bloom(h.m, h.k, h.scheme, h.flags, view().getUint32(header + HEADER, true));
-    } finally {
-      core.js_free(p);
-    }
+    const { header: h, array } = decodeTextForm(text, "bloom", core.js_text_decode);
+    return new Bloom(h.m, h.k, h.scheme, h.flags, array);
   }
 
   /** The binary form (bloom_recv): header, m big-endian, the bits. */
   static fromBinary(data: Uint8Array): Bloom {
-    if (!(data instanceof Uint8Array)) throw new BloomError("invalid external binary representation for type bloom", "22P03", "The binary form is a Uint8Array.");
-    const p = copyIn(data);
-    const header = scratch.get(HEADER + 8);
-    try {
-      const status = core.js_binary_decode(p, data.length, header, header + HEADER, header + HEADER + 4);
-      if (status !== 0) throw statusError(status, "invalid external binary representation for type bloom", "22P03");
-      const h = readHeader(header);
-      const filter = new Bloom(h.m, h.k, h.scheme, h.flags);
-      const form = view().getUint32(header + HEADER, true);
-      const offset = view().getUint32(header + HEADER + 4, true);
-      heap().copyWithin(filter.ptr, form + offset, form + offset + filter.nbytes);
-      if (form !== p) core.js_free(form);
-      return filter;
-    } finally {
-      core.js_free(p);
-    }
+    const { header: h, form, offset } = decodeBinaryForm(data, "bloom", core.js_binary_decode);
+    const filter = new Bloom(h.m, h.k, h.scheme, h.flags);
+    heap().copyWithin(filter.ptr, form + offset, form + offset + filter.nbytes);
+    core.js_free(form);
+    return filter;
   }
 
   private headerPtr(): number {
@@ -385,7 +403,9 @@ export class Bloom {
       (data, offsets, count, out) => core.js_contains_varying(ptr, m, k, hashScheme, data, offsets, count, out),
       results,
     );
-    return Array.from(results, (r) => r !== 0);
+    const answers: boolean[] = new Array(results.length);
+    for (let i = 0; i < results.length; i++) answers[i] = results[i] !== 0;
+    return answers;
   }
 
   private requireSameShape(operation: string, other: Bloom): void {

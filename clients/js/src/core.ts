@@ -30,10 +30,10 @@ export interface CoreExports {
   js_expected_false_positive_rate(m: number, k: number, n: number): number;
   js_text_length(header: number): number;
   js_text_encode(header: number, bits: number, out: number): void;
-  js_text_decode(text: number, len: number, header: number, bitsOut: number): number;
+  js_text_decode(text: number, len: number, header: number, bitsOut: number, unused: number): number;
   js_binary_encode_header(header: number, out: number): void;
   js_binary_decode(data: number, len: number, header: number, formOut: number, offsetOut: number): number;
-  js_counting_text_decode(text: number, len: number, header: number, countersOut: number): number;
+  js_counting_text_decode(text: number, len: number, header: number, countersOut: number, unused: number): number;
   js_counting_binary_decode(data: number, len: number, header: number, formOut: number, offsetOut: number): number;
   js_counting_contains(counters: number, m: number, k: number, scheme: number, data: number, len: number): number;
   js_counting_text_length(header: number): number;

@@ -2,17 +2,11 @@
 // forms and probed: the core's decoders, validators and membership tests.
 import { alloc, core, copyIn, heap, view, Scratch } from "./core.js";
 import { BloomError } from "./errors.js";
-import { encodeOne, statusError } from "./bloom.js";
+import { decodeBinaryForm, decodeTextForm, encodeOne, statusError } from "./bloom.js";
 import { Value } from "./values.js";
 
-const HEADER = 16;
 const freed = new FinalizationRegistry<number>((ptr) => core.js_free(ptr));
 const scratch = new Scratch();
-
-function header(ptr: number) {
-  const dv = view();
-  return { scheme: dv.getUint8(ptr + 1), k: dv.getUint8(ptr + 2), flags: dv.getUint8(ptr + 3), m: Number(dv.getBigUint64(ptr + 8, true)) };
-}
 
 /** A counting_bloom value: membership is "every counter of the value non-zero". */
 export class CountingBloom {
@@ -28,36 +22,15 @@ export class CountingBloom {
 
   /** counting_bloom_in */
   static fromText(text: string): CountingBloom {
-    if (typeof text !== "string") throw new BloomError("invalid input syntax for type counting_bloom", "22P02", "The text form is a string.");
-    const bytes = new TextEncoder().encode(text);
-    const p = copyIn(bytes);
-    const h = scratch.get(HEADER + 8);
-    try {
-      const status = core.js_counting_text_decode(p, bytes.length, h, h + HEADER);
-      if (status !== 0) throw statusError(status, "invalid input syntax for type counting_bloom", "22P02");
-      const fields = header(h);
-      return new CountingBloom(view().getUint32(h + HEADER, true), fields.m, fields.k, fields.scheme, fields.flags);
-    } finally {
-      core.js_free(p);
-    }
+    const { header: h, array } = decodeTextForm(text, "counting_bloom", core.js_counting_text_decode);
+    return new CountingBloom(array, h.m, h.k, h.scheme, h.flags);
   }
 
-  /** counting_bloom_recv (the plain binary form) */
+  /** counting_bloom_recv */
   static fromBinary(data: Uint8Array): CountingBloom {
-    if (!(data instanceof Uint8Array)) throw new BloomError("invalid external binary representation for type counting_bloom", "22P03", "The binary form is a Uint8Array.");
-    const p = copyIn(data);
-    const h = scratch.get(HEADER + 8);
-    const status = core.js_counting_binary_decode(p, data.length, h, h + HEADER, h + HEADER + 4);
-    if (status !== 0) {
-      core.js_free(p);
-      throw statusError(status, "invalid external binary representation for type counting_bloom", "22P03");
-    }
-    const fields = header(h);
-    const form = view().getUint32(h + HEADER, true);
-    const offset = view().getUint32(h + HEADER + 4, true);
-    if (form !== p) core.js_free(p);
-    // keep the whole form: the counters are in it at offset
-    const filter = new CountingBloom(form, fields.m, fields.k, fields.scheme, fields.flags);
+    const { header: h, form, offset } = decodeBinaryForm(data, "counting_bloom", core.js_counting_binary_decode);
+    // the counters are in the form at offset: keep it whole
+    const filter = new CountingBloom(form, h.m, h.k, h.scheme, h.flags);
     filter.offset = offset;
     return filter;
   }
@@ -71,7 +44,7 @@ export class CountingBloom {
 
   /** counting_bloom_out's text. */
   toText(): string {
-    const h = scratch.get(HEADER);
+    const h = scratch.get(16);
     const dv = view();
     dv.setUint8(h, 1);
     dv.setUint8(h + 1, this.hashScheme);

@@ -183,29 +183,41 @@ js_text_encode(const BloomHeader *header, const uint8_t *bits, char *out)
 	bf_text_encode(header, bits, out);
 }
 
-/* Decode a whole text form into header and bits (bits allocated here). */
+/*
+ * Decode a whole text form into header and array (allocated here), as
+ * bloom_in and counting_bloom_in do: the exact length is checked before
+ * the array is allocated.
+ */
+static int
+js_decode_text(const char *text, size_t len, BloomHeader *header, uint8_t **array, bool counting)
+{
+	size_t		offset;
+	bf_status	status = counting ? bf_counting_text_decode_header(text, len, header, &offset)
+		: bf_text_decode_header(text, len, header, &offset);
+
+	*array = NULL;
+	if (status != BF_OK)
+		return status;
+	if ((counting ? bf_counting_text_length(header) : bf_text_length(header)) != len)
+		return counting ? BF_COUNTING_LENGTH : BF_LENGTH;
+	*array = calloc((counting ? bf_counting_payload_bytes(header->m)
+					 : bloom_payload_bytes(header->m)) + 1, 1);
+	if (*array == NULL)
+		return counting ? BF_COUNTING_TOO_LARGE : BF_TOO_LARGE;
+	status = counting ? bf_counting_text_decode_counters(text + offset, len - offset, header, *array)
+		: bf_text_decode_bits(text + offset, len - offset, header, *array);
+	if (status != BF_OK)
+	{
+		free(*array);
+		*array = NULL;
+	}
+	return status;
+}
+
 EXPORT(js_text_decode) int
 js_text_decode(const char *text, size_t len, BloomHeader *header, uint8_t **bits)
 {
-	size_t		offset;
-	bf_status	status = bf_text_decode_header(text, len, header, &offset);
-
-	*bits = NULL;
-	if (status != BF_OK)
-		return status;
-	/* as bloom_in: the exact length before any bits are allocated */
-	if (bf_text_length(header) != len)
-		return BF_LENGTH;
-	*bits = calloc(bloom_payload_bytes(header->m) + 1, 1);
-	if (*bits == NULL)
-		return BF_TOO_LARGE;
-	status = bf_text_decode_bits(text + offset, len - offset, header, *bits);
-	if (status != BF_OK)
-	{
-		free(*bits);
-		*bits = NULL;
-	}
-	return status;
+	return js_decode_text(text, len, header, bits, false);
 }
 
 EXPORT(js_binary_encode_header) void
@@ -296,24 +308,7 @@ js_binary_decode(const uint8_t *data, size_t len, BloomHeader *header, const uin
 EXPORT(js_counting_text_decode) int
 js_counting_text_decode(const char *text, size_t len, BloomHeader *header, uint8_t **counters)
 {
-	size_t		offset;
-	bf_status	status = bf_counting_text_decode_header(text, len, header, &offset);
-
-	*counters = NULL;
-	if (status != BF_OK)
-		return status;
-	if (bf_counting_text_length(header) != len)
-		return BF_COUNTING_LENGTH;
-	*counters = calloc(bf_counting_payload_bytes(header->m) + 1, 1);
-	if (*counters == NULL)
-		return BF_COUNTING_TOO_LARGE;
-	status = bf_counting_text_decode_counters(text + offset, len - offset, header, *counters);
-	if (status != BF_OK)
-	{
-		free(*counters);
-		*counters = NULL;
-	}
-	return status;
+	return js_decode_text(text, len, header, counters, true);
 }
 
 EXPORT(js_counting_binary_decode) int
