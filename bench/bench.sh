@@ -10,12 +10,13 @@
 # prefilters, written by hand and added by bloomfilter.auto_prefilter
 # (fdw.sh), the counting and scalable filters against bloom, in a database
 # of their own (sets.sh), and last the index bloom_slices against the
-# sequential scan (index.sh), then the JavaScript client's add and contains
-# beside npm's bloom-filters (clients/js/bench/bench.mjs, no server).
-# Everything printed is also written to bench/results/latest.txt.
+# sequential scan (index.sh), and the client libraries (clients.sh: the
+# Python client per value beside set, the parameter case, the local
+# probe).  Everything printed is also written to
+# bench/results/latest.txt.
 #
 # Environment: BENCH_PARTS, the parts to run, of "cases callgrind batch
-# lookup scale fdw sets index js" (default: all; "make bench BENCH_PARTS=sets" runs
+# lookup scale fdw sets index clients" (default: all; "make bench BENCH_PARTS=sets" runs
 # the counting and scalable part alone, in about a minute); BENCH_ROUNDS
 # (timed rounds per query, default 7); BLOOM_INST, the install tree
 # (scripts/run.sh sets it), for the callgrind counts and fdw.sh;
@@ -40,7 +41,7 @@ trap 'rm -f "$out"' EXIT
 	echo "machine:  $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 } | tee "$out"
 
-parts=" ${BENCH_PARTS:-cases callgrind batch lookup scale fdw sets index js} "
+parts=" ${BENCH_PARTS:-cases callgrind batch lookup scale fdw sets index clients} "
 part() { case $parts in *" $1 "*) return 0 ;; esac; return 1; }
 
 if part cases; then
@@ -109,11 +110,10 @@ if part index; then
 	"$here/index.sh" 2>&1 | tee -a "$out" || index_status=$?
 fi
 
-js_status=0
-if part js; then
+clients_status=0
+if part clients; then
 	echo | tee -a "$out"
-	{ make --no-print-directory -C "$here/../clients/js" >/dev/null && node "$here/../clients/js/bench/bench.mjs"; } 2>&1 \
-		| tee -a "$out" || js_status=$?
+	"$here/clients.sh" 2>&1 | tee -a "$out" || clients_status=$?
 fi
 
 mv "$out" "$here/results/latest.txt"
@@ -124,5 +124,5 @@ if part cases; then
 	[ "$("${psql[@]}" -Atc 'SELECT count(*) FROM bench_error')" = 0 ]
 fi
 [ "$sets_status" = 0 ] || exit "$sets_status"
-[ "$js_status" = 0 ] || exit "$js_status"
+[ "$clients_status" = 0 ] || exit "$clients_status"
 exit "$index_status"

@@ -2,7 +2,9 @@
 # The fresh-machine path, behind "make test", "make demo" and "make bench".
 #
 #   scripts/run.sh test     build, C unit tests, SQL tests on a throwaway
-#                           cluster, TAP tests (t/*.pl)
+#                           cluster, the client libraries' tests
+#                           (clients/*/run-tests.sh) on another, TAP tests
+#                           (t/*.pl)
 #   scripts/run.sh test-all the same on the host's 15, then the SQL and TAP
 #                           tests on every other major in $PG_MAJORS (default
 #                           "17 18 19"), each in a Debian chroot made and
@@ -25,8 +27,8 @@
 #
 # Environment: PG_CONFIG (default: PostgreSQL 15's), BLOOM_BUILD_DIR (default
 # build/), BLOOM_WERROR=1 to fail on any compiler warning in our sources,
-# BLOOM_TESTS (default "unit sql cluster js"; cluster is the TAP tests, js
-# the JavaScript client's, clients/js) to run only some kinds of tests,
+# BLOOM_TESTS (default "unit sql clients cluster"; cluster is the TAP tests)
+# to run only some kinds of tests,
 # BLOOM_SKIP_SETUP=1 where the dependencies are known to be there (chroots).
 set -euo pipefail
 
@@ -36,7 +38,7 @@ case $mode in
 	test | test-all | demo | bench | plots) ;;
 	*) echo "usage: $0 test|test-all|demo|bench|plots" >&2; exit 2 ;;
 esac
-tests=${BLOOM_TESTS:-unit sql cluster js}
+tests=${BLOOM_TESTS:-unit sql clients cluster}
 runs() { case " $tests " in *" $1 "*) return 0 ;; esac; return 1; }
 
 started=$SECONDS
@@ -237,10 +239,17 @@ if [ "$status" -ne 0 ] && [ -s "$BUILD/regression.diffs" ]; then
 fi
 fi
 
-# ---- the JavaScript client (clients/js): its tests, against a throwaway cluster ----
-if runs js; then
-	heading "JavaScript client: clients/js/test/run.sh on a throwaway cluster"
-	run_counted js-client "$BUILD/js-client.log" "${cluster[@]}" "$inst" "$ROOT/clients/js/test/run.sh"
+# ---- the client libraries: clients/*/run-tests.sh, each on a throwaway cluster ----
+# Each builds its library into $BUILD, runs its tests (the golden vectors,
+# and against the server: values, sizing, estimates, drivers) and ends with
+# "NAME: N passed, M failed".
+if runs clients; then
+	for runner in "$ROOT"/clients/*/run-tests.sh; do
+		[ -e "$runner" ] || continue
+		name=$(basename "$(dirname "$runner")")
+		heading "client library: clients/$name, on a throwaway cluster"
+		run_counted "client-$name" "$BUILD/client-$name.log" "${cluster[@]}" "$inst" "$runner" "$BUILD"
+	done
 fi
 
 # ---- TAP tests: t/*.pl, on PostgreSQL's framework ----
