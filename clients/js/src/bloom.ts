@@ -40,6 +40,8 @@ export function formatG(x: number): string {
 }
 
 const M_MAX = 8589934400;
+/** PostgreSQL's MaxAllocSize: no text form reaches it. */
+const MAX_ALLOC_BYTES = 0x3fffffff;
 const MAX_VARLENA_BYTES = 1073741823;
 
 /** The server's error for a shape that cannot be (bloom_raise_shape_error). */
@@ -322,13 +324,23 @@ export class Bloom {
     return headerIn(scratch.get(HEADER), FORMAT_VERSION, this.hashScheme, this.k, this.flags, this.m);
   }
 
-  /** bloom_out's text. */
+  /** bloom_out's text; refused, as the server refuses it, past PostgreSQL's 1 GB value limit. */
   toText(): string {
-    const header = this.headerPtr();
-    const length = core.js_text_length(header);
+    const length = core.js_text_length(this.headerPtr());
+    if (length >= MAX_ALLOC_BYTES) {
+      // the largest m whose text form fits, for the server's detail
+      let low = 1, high = this.m;
+      while (low < high) {
+        const mid = Math.ceil((low + high) / 2);
+        if (core.js_text_length(headerIn(scratch.get(HEADER), FORMAT_VERSION, this.hashScheme, this.k, this.flags, mid)) < MAX_ALLOC_BYTES) low = mid;
+        else high = mid - 1;
+      }
+      throw new BloomError("bloom filter is too large for text output", "54000",
+        `The text form of a filter of m = ${this.m} bits would take ${length} bytes; the largest filter with a text form has m = ${low} bits.`);
+    }
     const out = alloc(length + 1);
     try {
-      core.js_text_encode(headerIn(scratch.get(HEADER), FORMAT_VERSION, this.hashScheme, this.k, this.flags, this.m), this.ptr, out);
+      core.js_text_encode(this.headerPtr(), this.ptr, out);
       return new TextDecoder().decode(heap().subarray(out, out + length));
     } finally {
       core.js_free(out);
