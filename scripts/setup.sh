@@ -22,6 +22,12 @@ packages=(postgresql-15 postgresql-server-dev-15 libxxhash-dev gcc make libc6-de
 # headers and setuptools to build the extension, pip for "pip install
 # ./clients/python", and the three drivers it registers the types with.
 packages+=(python3-dev python3-setuptools python3-pip python3-psycopg python3-psycopg2 python3-asyncpg)
+# The JavaScript client (clients/js): src/core compiled to WebAssembly by
+# clang-14 and lld-14 against wasi-libc (with its compiler runtime), and
+# Chromium for the test in a real browser; Node and npm for the TypeScript
+# and its tests, Debian's unless a Node (with its own npm) is there already.
+packages+=(clang-14 lld-14 wasi-libc libclang-rt-14-dev-wasm32 chromium)
+command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 # test/unit.mk builds the sanitizer run with clang when there is one: bring
 # it (clang-14 is there already, through postgresql-server-dev-15), and its
 # sanitizer runtime, which clang does not pull in by itself.
