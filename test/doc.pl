@@ -82,6 +82,7 @@ my %definitions = (
 	map({ ("$_" => 'a size the format fixes for the filters the pages use') }
 		'4 kB', '8 kB', '12 kB', '16 kB', '64 kB', '120 kB', '1.2 MB', '2.1 MB', '2.4 MB', '4.8 MB',
 		'9.6 MB', '12 MB', '24 MB', '60 MB', '62 MB', '120 MB', '2 MiB', '15 MiB', '6 bytes', '25 bytes'),
+	map({ ("$_" => "a value encoding's width (an int8 or a timestamp; a uuid)") } '8 bytes', '16 bytes'),
 	map({ ("$_" => 'a setting or a size chosen (memory, a table, a row)') }
 		'2 kB', '1 MB', '2 MB', '4 MB', '256 MB', '512 MB', '768 MB', '1 GB'),
 	map({ ("$_" => 'a run length or time-out chosen') } '3 s', '8 s', '10 s', '15 s', '30 s'),
