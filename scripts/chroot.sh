@@ -194,6 +194,32 @@ add_missing_packages() {
 	apt_in "$dir" clean
 }
 
+# The other architectures build with with_llvm=no (test/arch.sh), so the
+# server headers' dependencies on clang and LLVM, where a suite has them
+# (bookworm's arm64 and i386), are met by empty stand-in packages: the real
+# ones are about 1.4 GB, and their unpacking under qemu was the longest part
+# of making a chroot.  Each stand-in has the candidate's version with
+# "+bloomfilter.stub" after it, so that nothing replaces it.
+stub_jit_dependencies() {
+	local dir=$1 major=$2 name version stub
+	for name in $(chroot "$dir" apt-cache depends "postgresql-server-dev-$major" \
+		| sed -nE 's/^ *Depends: ((clang|llvm)-[0-9]+(-dev)?)$/\1/p' | sort -u); do
+		installed_in "$dir" "$name" && continue
+		version=$(chroot "$dir" apt-cache policy "$name" | sed -nE 's/^ *Candidate: (.*)$/\1/p')
+		[ -n "$version" ] && [ "$version" != "(none)" ] || continue
+		stub=$(mktemp -d /tmp/bloomfilter-stub.XXXXXX)
+		mkdir -p "$stub/pkg/DEBIAN"
+		printf '%s\n' "Package: $name" "Version: $version+bloomfilter.stub" "Architecture: all" \
+			"Maintainer: bloomfilter tests <tests@bloomfilter.invalid>" \
+			"Description: empty stand-in for $name in a bloomfilter test chroot" \
+			" The extension is built there with with_llvm=no." >"$stub/pkg/DEBIAN/control"
+		dpkg-deb --root-owner-group --build "$stub/pkg" "$stub/$name.deb" >/dev/null
+		echo "chroot.sh: $name ($version) is an empty stand-in in $dir"
+		chroot "$dir" dpkg -i "$stub/$name.deb" >/dev/null
+		rm -rf "$stub"
+	done
+}
+
 ensure() {
 	local name dir suite arch
 	name=$(chroot_of "$1")
@@ -247,6 +273,7 @@ ensure() {
 	for major in $(majors_of_chroot "$name"); do
 		packages=(postgresql-$major postgresql-server-dev-$major libxxhash-dev gcc make libc6-dev
 			$(extra_packages "$arch"))
+		[ "$arch" = amd64 ] || stub_jit_dependencies "$dir" "$major"
 		local target
 		target=$(target_release_of "$major")
 		if [ -n "$target" ]; then

@@ -438,7 +438,7 @@ for version in $versions; do
 done
 update=$w/run/update_extensions.sql
 check "$old -> $new: pg_upgrade's update_extensions.sql updates the databases not at $default_version" \
-	"$(for v in 1.0 1.1 1.2; do db_of "$v"; done | paste -sd ' ')" \
+	"$(for v in $versions; do [ "$v" = "$default_version" ] || db_of "$v"; done | paste -sd ' ')" \
 	"$(grep -oE '^\\connect v[0-9_]+' "$update" 2>/dev/null | sed 's/^\\connect //' | paste -sd ' ')"
 "${psql_new[@]}" -d postgres -f "$update" >"$w/update.out" 2>&1 \
 	|| fail "$old -> $new: psql -f update_extensions.sql: $(cat "$w/update.out")"
