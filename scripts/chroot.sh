@@ -3,6 +3,8 @@
 #
 #   scripts/chroot.sh name TARGET            the chroot that serves TARGET
 #   scripts/chroot.sh ensure TARGET          create it (once; it is cached)
+#   scripts/chroot.sh cross-compiler TARGET  install the host's cross compiler
+#                                            for TARGET (arm64, s390x)
 #   scripts/chroot.sh run TARGET COMMAND...  run COMMAND inside it, as root
 #   scripts/chroot.sh release                unmount what "run" mounted
 #
@@ -144,9 +146,22 @@ register_qemu_i386() {
 
 # What a chroot needs beyond a major's server and headers: the majors'
 # chroots (amd64) run the TAP tests, whose framework runs programs with
-# IPC::Run; the other architectures run no TAP test (test/arch.sh).
+# IPC::Run; the other architectures run no TAP test (test/arch.sh).  Those
+# under qemu (arm64, s390x) have no compiler: test/arch.sh builds their
+# code on the host (cross_triplet).
 extra_packages() {
 	[ "$1" = amd64 ] && echo libipc-run-perl
+	[ -n "$(cross_triplet "$1")" ] || echo gcc
+	return 0
+}
+
+# The GNU triplet of the host's cross compiler for an architecture that runs
+# under qemu (its package is gcc-TRIPLET); empty for one built natively.
+cross_triplet() {
+	case $1 in
+	arm64) echo aarch64-linux-gnu ;;
+	s390x) echo s390x-linux-gnu ;;
+	esac
 	return 0
 }
 
@@ -271,7 +286,7 @@ ensure() {
 	apt_in "$dir" update
 	local major packages
 	for major in $(majors_of_chroot "$name"); do
-		packages=(postgresql-$major postgresql-server-dev-$major libxxhash-dev gcc make libc6-dev
+		packages=(postgresql-$major postgresql-server-dev-$major libxxhash-dev make libc6-dev
 			$(extra_packages "$arch"))
 		[ "$arch" = amd64 ] || stub_jit_dependencies "$dir" "$major"
 		local target
@@ -306,6 +321,13 @@ name)
 ensure)
 	ensure "$2"
 	;;
+cross-compiler)
+	# the host's cross compiler for TARGET's architecture, installed if missing
+	name=$(chroot_of "$2")
+	triplet=$(cross_triplet "${name#*-}")
+	[ -n "$triplet" ] || { echo "chroot.sh: $2 is built natively, with no cross compiler" >&2; exit 2; }
+	host_packages "gcc-$triplet"
+	;;
 run)
 	major=${2:?target}
 	shift 2
@@ -320,7 +342,7 @@ release)
 	release
 	;;
 *)
-	echo "usage: $0 name|ensure|run|release [MAJOR [COMMAND...]]" >&2
+	echo "usage: $0 name|ensure|cross-compiler|run|release [MAJOR [COMMAND...]]" >&2
 	exit 2
 	;;
 esac

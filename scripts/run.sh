@@ -145,22 +145,23 @@ if [ "$mode" = test-all ]; then
 		"$ROOT/scripts/chroot.sh" ensure "15-$arch" >"$BUILD/chroot-15-$arch.log" 2>&1 &
 	done
 	# The other architectures' tests (test/arch.sh) run in the background
-	# from here, one after another, each once its chroot is made (ensure
-	# waits for the maker above): they are mostly qemu's work on one core,
-	# while the host's and the majors' tests mostly wait on their servers.
-	# Their output is shown, and counted, at the end.
-	if [ ${#arches[@]} -gt 0 ]; then
+	# from here, all at once, each once its chroot is made (ensure waits for
+	# the maker above): they are mostly qemu's work, which shares the two
+	# cores with the host's and the majors' tests while those run, and has
+	# both when they are done.  Their output is shown, and counted, at the
+	# end, and they end before the installation tests, which put a package
+	# into the host's PostgreSQL.
+	arch_jobs=()
+	for arch in "${arches[@]}"; do
 		(
-			for arch in "${arches[@]}"; do
-				t=$SECONDS
-				status=0
-				{ "$ROOT/scripts/chroot.sh" ensure "15-$arch" && "$ROOT/test/arch.sh" "15-$arch"; } \
-					>"$BUILD/arch-$arch.out" 2>&1 || status=$?
-				echo "$status $((SECONDS - t))" >"$BUILD/arch-$arch.status"
-			done
+			t=$SECONDS
+			status=0
+			{ "$ROOT/scripts/chroot.sh" ensure "15-$arch" && "$ROOT/test/arch.sh" "15-$arch"; } \
+				>"$BUILD/arch-$arch.out" 2>&1 || status=$?
+			echo "$status $((SECONDS - t))" >"$BUILD/arch-$arch.status"
 		) &
-		arch_job=$!
-	fi
+		arch_jobs+=($!)
+	done
 fi
 passed=0
 failed=0
@@ -392,6 +393,17 @@ if [ "$mode" = test-all ]; then
 		heading "cross-major test: $name (15 and ${majors[*]})"
 		run_counted "cross-$name" "$BUILD/cross-$name.log" "$script"
 	done
+	# ---- other architectures: test/arch.sh on 15, in chroots ----
+	# The unit tests (without the sanitizers and fuzzers, which ran above),
+	# pg_regress, and filters exchanged with the host, run in the background
+	# since the start; they use the host's 15 for the exchange, so they end
+	# before the installation tests.
+	if [ ${#arch_jobs[@]} -gt 0 ]; then
+		heading "other architectures (waiting for the background runs)"
+		t=$SECONDS
+		wait "${arch_jobs[@]}" || true
+		echo "waited $(elapsed $t)"
+	fi
 	# ---- installation paths: test/install/*.sh on the host's 15 ----
 	# The ways users install the extension (the Debian package, the PGXN
 	# zip), each built from this tree and tested as installed.  Last among
@@ -404,16 +416,6 @@ if [ "$mode" = test-all ]; then
 		heading "installation test: $name"
 		run_counted "install-$name" "$BUILD/install-$name.log" "$script"
 	done
-	# ---- other architectures: test/arch.sh on 15, in chroots ----
-	# The unit tests (without the sanitizers and fuzzers, which ran above),
-	# pg_regress, and filters exchanged with the host, run in the background
-	# since the start.
-	if [ -n "${arch_job:-}" ]; then
-		heading "other architectures (waiting for the background run)"
-		t=$SECONDS
-		wait "$arch_job" || true
-		echo "waited $(elapsed $t)"
-	fi
 	for arch in "${arches[@]}"; do
 		heading "PostgreSQL 15 on $arch (chroot $("$ROOT/scripts/chroot.sh" name "15-$arch"))"
 		cat "$BUILD/chroot-15-$arch.log" "$BUILD/arch-$arch.out" 2>/dev/null || true

@@ -175,6 +175,40 @@ in_chroot=("$ROOT/scripts/chroot.sh" run "$target")
 # build, and the JIT is not what these tests are about; the host's build
 # has it)
 make_there=(make --no-print-directory -C "build/$arch" -f ../../Makefile VPATH=../.. PG_CONFIG=$PG15 with_llvm=no)
+# arm64 and s390x run under qemu, where gcc itself would be emulated (the
+# longest part of their run): their code is compiled on the host by Debian's
+# cross compiler of the same GCC, against the chroot's own headers,
+# libraries and Makefile.global (--sysroot, PGXS), and only runs there.
+# i386 runs natively and builds in its chroot.
+triplet=
+case $arch in
+arm64) triplet=aarch64-linux-gnu ;;
+s390x) triplet=s390x-linux-gnu ;;
+esac
+make_built=("${make_there[@]}")
+if [ -n "$triplet" ]; then
+	"$ROOT/scripts/chroot.sh" ensure "$target"
+	sysroot=$("$ROOT/scripts/chroot.sh" name "$target")
+	"$ROOT/scripts/chroot.sh" cross-compiler "$target"
+	# the chroot's pg_config (run under qemu) names the paths of an
+	# installation there; its headers are read through the sysroot
+	printf '#!/bin/sh\nexec chroot %s %s "$@"\n' "$sysroot" "$PG15" >"$inst/pg_config"
+	chmod 755 "$inst/pg_config"
+	make_built=(make --no-print-directory -C "build/$arch" -f ../../Makefile VPATH=../..
+		PG_CONFIG="$inst/pg_config" PGXS="$sysroot$("$inst/pg_config" --pgxs)" with_llvm=no
+		CC="$triplet-gcc --sysroot=$sysroot"
+		includedir_server="$sysroot$("$inst/pg_config" --includedir-server)"
+		includedir_internal="$sysroot$("$inst/pg_config" --includedir)/internal")
+fi
+# build_cmd TARGET...: the make that builds for $arch (on the host for a
+# cross-compiled one, else in the chroot)
+build_cmd() {
+	if [ -n "$triplet" ]; then
+		mkdir -p "build/$arch" && "${make_built[@]}" "$@"
+	else
+		"${in_chroot[@]}" bash -c "mkdir -p build/$arch && ${make_there[*]} $*"
+	fi
+}
 status=0
 
 report() {
@@ -185,8 +219,7 @@ report() {
 built=false
 build_there() {
 	$built && return 0
-	"${in_chroot[@]}" bash -c "mkdir -p build/$arch && rm -rf build/$arch/inst &&
-		${make_there[*]} -j2 >/dev/null && ${make_there[*]} install DESTDIR=$inst/$arch >/dev/null && chmod -R a+rX $inst/$arch"
+	build_cmd -j2 >/dev/null && build_cmd install DESTDIR="$inst/$arch" >/dev/null && chmod -R a+rX "$inst/$arch"
 	built=true
 }
 
@@ -196,7 +229,9 @@ for step in "${steps[@]}"; do
 	mkdir -p "$ROOT/build"
 	case $step in
 	unit)
-		"${in_chroot[@]}" bash -c "mkdir -p build/$arch && ${make_there[*]} unitcheck" >"$log" 2>&1 || true
+		# unitcheck's binaries, built for $arch, then run there
+		{ build_cmd test/unit-tests test/fuzz-corpus-gen \
+			&& "${in_chroot[@]}" bash -c "cd build/$arch && ./test/unit-tests"; } >"$log" 2>&1 || true
 		grep FAILED "$log" || true
 		counts=$(sed -nE 's/^([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$log" | tail -n 1)
 		[ -n "$counts" ] || { tail -n 5 "$log"; counts="0 1"; }
