@@ -200,12 +200,12 @@ if [ -n "$triplet" ]; then
 		includedir_server="$sysroot$("$inst/pg_config" --includedir-server)"
 		includedir_internal="$sysroot$("$inst/pg_config" --includedir)/internal")
 fi
-# Under qemu the SQL suite is the longest part of make test-all (about 25
-# minutes of a core for each of arm64 and s390x, measured in CI on a fresh
-# machine), so the two share it: s390x, big-endian, runs the tests of the
-# stored forms, the hashing and the value encodings, where byte order
-# shows; arm64 runs the others, and every new test.  i386 and every major
-# run them all.  BLOOM_ARCH_REGRESS=all runs every test here too.
+# Under qemu the SQL suite is the longest part of make test-all (doc/
+# development.md has the times), so arm64 and s390x share it: s390x,
+# big-endian, runs the tests of the stored forms, the hashing and the value
+# encodings, where byte order shows; arm64 runs the others, and every new
+# test.  i386 and every major run them all.  BLOOM_ARCH_REGRESS=all runs
+# every test here too.
 regress_tests=
 if [ -n "$triplet" ] && [ "${BLOOM_ARCH_REGRESS:-split}" != all ]; then
 	byte_order_tests="adversarial blocked counting element encoding estimates forms hash_alike hashing
