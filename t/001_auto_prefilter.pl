@@ -375,6 +375,21 @@ foreach my $table (@tables)
 		'>', \$stdout, '2>', \$stderr);
 	$runs{$table} = [ $run, \$stdout, \$stderr ];
 }
+# A line now and then while the runs go on: prove -j waits on a test that
+# is silent for minutes, and a test beside it that ends meanwhile is not
+# seen to end (its slot stays idle) until this one prints again.
+my $next_note = time + 10;
+while (grep { $_->[0]->pumpable } values %runs)
+{
+	$_->[0]->pump_nb for grep { $_->[0]->pumpable } values %runs;
+	if (time >= $next_note)
+	{
+		note('randomized runs still going: '
+			  . join(' ', grep { $runs{$_}[0]->pumpable } @tables));
+		$next_note = time + 10;
+	}
+	select(undef, undef, undef, 0.2);
+}
 foreach my $table (@tables)
 {
 	my ($run, $stdout, $stderr) = @{ $runs{$table} };
