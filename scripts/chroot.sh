@@ -4,7 +4,8 @@
 #   scripts/chroot.sh name TARGET            the chroot that serves TARGET
 #   scripts/chroot.sh ensure TARGET          create it (once; it is cached)
 #   scripts/chroot.sh cross-compiler TARGET  install the host's cross compiler
-#                                            for TARGET (arm64, s390x)
+#                                            for TARGET (arm64, s390x), print
+#                                            its triplet (nothing for others)
 #   scripts/chroot.sh run TARGET COMMAND...  run COMMAND inside it, as root
 #   scripts/chroot.sh release                unmount what "run" mounted
 #
@@ -322,11 +323,15 @@ ensure)
 	ensure "$2"
 	;;
 cross-compiler)
-	# the host's cross compiler for TARGET's architecture, installed if missing
+	# the host's cross compiler for TARGET's architecture, installed if
+	# missing (apt's output on stderr); prints its triplet, or nothing for
+	# a target built natively
 	name=$(chroot_of "$2")
 	triplet=$(cross_triplet "${name#*-}")
-	[ -n "$triplet" ] || { echo "chroot.sh: $2 is built natively, with no cross compiler" >&2; exit 2; }
-	host_packages "gcc-$triplet"
+	if [ -n "$triplet" ]; then
+		host_packages "gcc-$triplet" >&2
+		echo "$triplet"
+	fi
 	;;
 run)
 	major=${2:?target}
