@@ -9,7 +9,8 @@
 # the local probe.  BENCH_CLIENT_ROUNDS (5) rounds, medians.  Then the
 # JavaScript client (clients/js, built in place): batch and single add and
 # contains for int8 and 16-byte text beside npm's bloom-filters and a Set
-# (clients/js/bench/bench.mjs, no server), medians of as many runs.
+# (clients/js/bench/bench.mjs, no server), medians of as many runs, and
+# the parameter case through node-postgres (clients/js/bench/parameter.mjs).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -29,4 +30,6 @@ if [ -d "$root/clients/js" ]; then
 	make --no-print-directory -C "$root/clients/js" >"$build/js-bench-build.log" 2>&1 \
 		|| { cat "$build/js-bench-build.log"; exit 1; }
 	BENCH_JS_RUNS=${BENCH_CLIENT_ROUNDS:-5} node "$root/clients/js/bench/bench.mjs"
+	echo
+	BENCH_JS_RUNS=${BENCH_CLIENT_ROUNDS:-5} node "$root/clients/js/bench/parameter.mjs"
 fi

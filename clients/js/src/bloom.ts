@@ -190,6 +190,45 @@ export type Batch = BigInt64Array | Int32Array | Int16Array | Float64Array | Flo
 type FixedKernel = (data: number, width: number, count: number, out: number) => void;
 type VaryingKernel = (data: number, offsets: number, count: number, out: number) => void;
 
+const textEncoder = new TextEncoder();
+
+/**
+ * Lay a chunk of strings out in the module's memory as the varying kernels
+ * take them, when every one is ASCII without NUL (the common case, where a
+ * string's UTF-8 bytes are its characters): joined and encoded in one
+ * call, each value's offset from the string lengths.  Returns the data,
+ * offsets and results pointers, or null for any other chunk, which then
+ * goes value by value (and raises the error, if there is one).
+ */
+function asciiChunk(values: ArrayLike<unknown>, start: number, count: number): [number, number, number] | null {
+  let total = 0;
+  for (let i = 0; i < count; i++) {
+    const v = values[start + i];
+    if (typeof v !== "string") return null;
+    total += v.length;
+  }
+  let joined: string;
+  if (Array.isArray(values)) joined = values.slice(start, start + count).join("");
+  else {
+    joined = "";
+    for (let i = 0; i < count; i++) joined += values[start + i] as string;
+  }
+  if (joined.indexOf("\0") !== -1) return null;
+  const data = batchScratch.get(total + 4 * (count + 1) + count + 8);
+  const offsetsAt = (data + total + 3) & ~3;
+  // a non-ASCII character takes more bytes than UTF-16 units: it does not fit
+  const { read } = textEncoder.encodeInto(joined, heap().subarray(data, data + total));
+  if (read !== joined.length) return null;
+  const offsets = new Uint32Array(core.memory.buffer, offsetsAt, count + 1);
+  let at = 0;
+  offsets[0] = 0;
+  for (let i = 0; i < count; i++) {
+    at += (values[start + i] as string).length;
+    offsets[i + 1] = at;
+  }
+  return [data, offsetsAt, offsetsAt + 4 * (count + 1)];
+}
+
 /**
  * Run a batch through the core: typed arrays as fixed-width canonical
  * bytes written straight into the module's memory, anything else value by
@@ -236,8 +275,16 @@ export function runBatch(values: Batch, type: SqlType | undefined, fixed: FixedK
   if (values instanceof Uint8Array)
     throw new BloomError("ambiguous batch", "42804", "A Uint8Array is one bytea value; pass an array of them to add many.");
   let utf8 = false;
+  const textOnly = type === undefined || type === "text";
   for (let start = 0; start < n; start += CHUNK) {
     const count = Math.min(CHUNK, n - start);
+    const ascii = textOnly ? asciiChunk(values, start, count) : null;
+    if (ascii !== null) {
+      const [data, offsetsAt, out] = ascii;
+      varying(data, offsetsAt, count, out);
+      if (results) results.set(heap().subarray(out, out + count), start);
+      continue;
+    }
     sink.reset();
     const offsets = new Uint32Array(count + 1);
     for (let i = 0; i < count; i++) {

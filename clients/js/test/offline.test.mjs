@@ -53,6 +53,37 @@ for (const entry of golden.filters) {
   });
 }
 
+test("text batches: ASCII chunks (joined, encoded in one call) and the others (value by value) give the same bits", () => {
+  const ascii = Array.from({ length: 20000 }, (_, i) => (i % 101 === 0 ? "" : `value ${i} ${"x".repeat(i % 17)}`));
+  const one = bf.empty(0.01, 50000);
+  for (const v of ascii) one.add(v);
+  const probes = ascii.map((v, i) => (i % 2 ? v : `${v}?`));
+  const singles = probes.map((v) => one.contains(v));
+  for (const [name, values, type] of [
+    ["an array", ascii, undefined],
+    ["an array named text", ascii, "text"],
+    ["an array-like object", { length: ascii.length, ...ascii }, undefined],
+  ]) {
+    assert.deepEqual(bf.empty(0.01, 50000).addAll(values, type).toBinary(), one.toBinary(), name);
+    assert.deepEqual(one.containsAll(values, type), ascii.map(() => true), name);
+  }
+  assert.deepEqual(one.containsAll(probes), singles);
+  // a non-ASCII string sends its chunk value by value, with the UTF-8 flag
+  const mixed = ascii.slice(0, 1000).concat(["é"]);
+  const mixedOne = bf.empty(0.01, 50000);
+  for (const v of mixed) mixedOne.add(v);
+  const mixedBatch = bf.empty(0.01, 50000).addAll(mixed);
+  assert.deepEqual(mixedBatch.toBinary(), mixedOne.toBinary());
+  assert.equal(mixedBatch.flags & bf.FLAG_TEXT_UTF8, bf.FLAG_TEXT_UTF8);
+  // what a string cannot be is refused in a batch as one at a time
+  for (const bad of ["a\u0000b", "\ud800", 42, null]) {
+    const f = bf.empty(0.01, 50000);
+    assert.throws(() => f.addAll(["ok", bad, "fine"]), bf.BloomError, String(bad));
+    assert.throws(() => f.containsAll(["ok", bad]), bf.BloomError, String(bad));
+    assert.equal(f.bitsSet(), 0, "nothing of the refused batch was added");
+  }
+});
+
 test("large: a 2.4 MB hash scheme 2 filter of generate_series(1, 1000)", () => {
   const large = golden.large[0];
   const filter = bf.empty(large.p, large.n).addAll(BigInt64Array.from({ length: 1000 }, (_, i) => BigInt(i + 1)));
