@@ -20,7 +20,7 @@
 #   19         forky            the same chroot, postgresql-19 from experimental
 #   15-arm64   bookworm-arm64   debootstrap --arch=arm64, run under qemu-user
 #   15-s390x   bookworm-s390x   the same, big-endian
-#   15-i386    bookworm-i386    debootstrap --arch=i386, runs natively
+#   15-i386    bookworm-i386    debootstrap --arch=i386, runs natively (or under qemu-i386)
 #
 # Beside their own majors, the trixie chroot has bookworm's postgresql-15
 # and the forky chroot trixie's postgresql-17, the old majors of the
@@ -121,10 +121,21 @@ host_packages() {
 	) 8>"$CACHE/host-apt.lock"
 }
 
-# Whether this kernel runs i386 programs itself (IA32 emulation): a 93-byte
-# static i386 ELF that exits 0.  Some kernels (seen on a Firecracker VM) are
-# built without it, and then the i386 chroot runs under qemu-i386 too.
+# Whether i386 programs run on this kernel itself (IA32 emulation), not
+# under qemu-i386.  Some kernels (seen on a Firecracker VM) are built
+# without it, and then the i386 chroot runs under qemu-i386 too, and is
+# built like arm64 and s390x (cross_triplet).  BLOOM_I386_QEMU=1 takes that
+# path on any machine (to test it).  Once qemu-i386 is registered (by
+# register_qemu_i386, only where it is needed, or asked for) i386 programs
+# are handed to it, so the registration is what tells.
 i386_native() {
+	[ "${BLOOM_I386_QEMU:-0}" = 1 ] && return 1
+	[ -e /proc/sys/fs/binfmt_misc/qemu-i386 ] && return 1
+	i386_runs
+}
+
+# Whether i386 programs run at all: a 93-byte static i386 ELF that exits 0.
+i386_runs() {
 	local probe
 	probe=$(mktemp /tmp/bloomfilter-i386.XXXXXX)
 	printf '\x7fELF\x01\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x03\x00\x01\x00\x00\x00\x54\x80\x04\x08\x34\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x34\x00\x20\x00\x01\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x80\x04\x08\x00\x80\x04\x08\x5d\x00\x00\x00\x5d\x00\x00\x00\x05\x00\x00\x00\x00\x10\x00\x00\xb8\x01\x00\x00\x00\x31\xdb\xcd\x80' >"$probe"
@@ -148,8 +159,8 @@ register_qemu_i386() {
 # What a chroot needs beyond a major's server and headers: the majors'
 # chroots (amd64) run the TAP tests, whose framework runs programs with
 # IPC::Run; the other architectures run no TAP test (test/arch.sh).  Those
-# under qemu (arm64, s390x) have no compiler: test/arch.sh builds their
-# code on the host (cross_triplet).
+# under qemu (arm64, s390x, and i386 where the kernel cannot run it) have
+# no compiler: test/arch.sh builds their code on the host (cross_triplet).
 extra_packages() {
 	[ "$1" = amd64 ] && echo libipc-run-perl
 	[ -n "$(cross_triplet "$1")" ] || echo gcc
@@ -162,6 +173,7 @@ cross_triplet() {
 	case $1 in
 	arm64) echo aarch64-linux-gnu ;;
 	s390x) echo s390x-linux-gnu ;;
+	i386) i386_native || echo i686-linux-gnu ;;
 	esac
 	return 0
 }

@@ -10,9 +10,11 @@
 #                           tests on every other major in $PG_MAJORS (default
 #                           "17 18 19"), each in a Debian chroot made and
 #                           cached by scripts/chroot.sh, then the cross-major
-#                           tests (test/cross/), then the installation
-#                           tests (test/install/: package, PGXN zip);
-#                           meanwhile, in the background
+#                           tests (test/cross/); in the background, once
+#                           the host's tests and the architectures' (below)
+#                           have ended, the installation tests
+#                           (test/install/: package, PGXN zip); meanwhile,
+#                           in the background
 #                           from the start, the unit and SQL tests on 15 for
 #                           each architecture in $BLOOM_ARCHES (default
 #                           "arm64 s390x i386"; test/arch.sh)
@@ -149,10 +151,12 @@ if [ "$mode" = test-all ]; then
 	# the maker above): they are mostly qemu's work, which shares the two
 	# cores with the host's and the majors' tests while those run, and has
 	# both when they are done.  Their output is shown, and counted, at the
-	# end, and they end before the installation tests, which put a package
-	# into the host's PostgreSQL.
+	# end, and they end before the installation tests start, which put a
+	# package into the host's PostgreSQL (each writes its status file when
+	# it ends).
 	arch_jobs=()
 	for arch in "${arches[@]}"; do
+		rm -f "$BUILD/arch-$arch.status"
 		(
 			t=$SECONDS
 			status=0
@@ -361,6 +365,34 @@ fi
 # total.
 if [ "$mode" = test-all ]; then
 	cleanup+=("'$ROOT/scripts/chroot.sh' release")
+	# ---- installation paths: test/install/*.sh on the host's 15, in the background ----
+	# The ways users install the extension (the Debian package, the PGXN
+	# zip), each built from this tree and tested as installed.  A package
+	# goes into the system's PostgreSQL 15, where no other test may find it,
+	# so they run one after the other once every other test of the host's
+	# 15 has ended: the host's own (above) and the architectures' exchange
+	# (their status files); the majors run in their chroots meanwhile, and
+	# the cross-major tests (a 15 server of this tree) wait for them.  Their
+	# output is shown, and counted, after the cross-major tests.
+	install_scripts=()
+	for script in "$ROOT"/test/install/*.sh; do
+		[ -e "$script" ] || continue
+		install_scripts+=("$script")
+		rm -f "$BUILD/install-$(basename "$script" .sh).status"
+	done
+	(
+		for arch in "${arches[@]}"; do
+			while [ ! -s "$BUILD/arch-$arch.status" ]; do sleep 5; done
+		done
+		for script in "${install_scripts[@]}"; do
+			name=$(basename "$script" .sh)
+			t=$SECONDS
+			status=0
+			"$script" >"$BUILD/install-$name.log" 2>&1 </dev/null || status=$?
+			echo "$status $((SECONDS - t))" >"$BUILD/install-$name.status"
+		done
+	) &
+	install_job=$!
 	majors=()
 	for major in ${PG_MAJORS:-17 18 19}; do
 		[ "$major" = 15 ] && continue
@@ -384,7 +416,20 @@ if [ "$mode" = test-all ]; then
 		passed=$((passed + p)) failed=$((failed + f))
 		summary+=("$(printf '%-22s %d passed, %d failed (exited %d, %s)' "PostgreSQL $major:" "$p" "$f" "$status" "$(elapsed $t)")")
 	done
-	# ---- across majors: test/cross/*.sh, with the majors just tested ----
+	# ---- the installation tests (started above), then across majors ----
+	heading "installation tests (waiting for the background run)"
+	t=$SECONDS
+	wait "$install_job" || true
+	echo "waited $(elapsed $t)"
+	for script in "${install_scripts[@]}"; do
+		name=$(basename "$script" .sh)
+		heading "installation test: $name"
+		cat "$BUILD/install-$name.log" 2>/dev/null || true
+		status=1 secs=0
+		[ -s "$BUILD/install-$name.status" ] && read -r status secs <"$BUILD/install-$name.status"
+		add_counted "install-$name" "$BUILD/install-$name.log" "$status" "${secs}s, in the background"
+	done
+	# test/cross/*.sh, with the majors just tested
 	export BLOOM_INST_15=$inst BLOOM_MAJORS="${majors[*]}"
 	for script in "$ROOT"/test/cross/*.sh; do
 		[ -e "$script" ] || continue
@@ -396,26 +441,10 @@ if [ "$mode" = test-all ]; then
 	# ---- other architectures: test/arch.sh on 15, in chroots ----
 	# The unit tests (without the sanitizers and fuzzers, which ran above),
 	# pg_regress, and filters exchanged with the host, run in the background
-	# since the start; they use the host's 15 for the exchange, so they end
-	# before the installation tests.
+	# since the start (and ended before the installation tests began).
 	if [ ${#arch_jobs[@]} -gt 0 ]; then
-		heading "other architectures (waiting for the background runs)"
-		t=$SECONDS
 		wait "${arch_jobs[@]}" || true
-		echo "waited $(elapsed $t)"
 	fi
-	# ---- installation paths: test/install/*.sh on the host's 15 ----
-	# The ways users install the extension (the Debian package, the PGXN
-	# zip), each built from this tree and tested as installed.  Last among
-	# the host's tests: a package goes into the system's PostgreSQL, where
-	# the tests above must not find it (each script removes what it
-	# installed).
-	for script in "$ROOT"/test/install/*.sh; do
-		[ -e "$script" ] || continue
-		name=$(basename "$script" .sh)
-		heading "installation test: $name"
-		run_counted "install-$name" "$BUILD/install-$name.log" "$script"
-	done
 	for arch in "${arches[@]}"; do
 		heading "PostgreSQL 15 on $arch (chroot $("$ROOT/scripts/chroot.sh" name "15-$arch"))"
 		cat "$BUILD/chroot-15-$arch.log" "$BUILD/arch-$arch.out" 2>/dev/null || true
