@@ -226,12 +226,17 @@ add_missing_packages() {
 # server headers' dependencies on clang and LLVM, where a suite has them
 # (bookworm's arm64 and i386), are met by empty stand-in packages: the real
 # ones are about 1.4 GB, and their unpacking under qemu was the longest part
-# of making a chroot.  Each stand-in has the candidate's version with
+# of making a chroot.  Under qemu the servers also run with jit = off
+# (test/arch.sh), so the server's own libllvm (100 MB, and libz3 with it)
+# is a stand-in there too.  Each stand-in has the candidate's version with
 # "+bloomfilter.stub" after it, so that nothing replaces it.
 stub_jit_dependencies() {
-	local dir=$1 major=$2 name version stub
-	for name in $(chroot "$dir" apt-cache depends "postgresql-server-dev-$major" \
-		| sed -nE 's/^ *Depends: ((clang|llvm)-[0-9]+(-dev)?)$/\1/p' | sort -u); do
+	local dir=$1 major=$2 arch=$3 name version stub server=
+	[ -n "$(cross_triplet "$arch")" ] && server=postgresql-$major
+	for name in $( { chroot "$dir" apt-cache depends "postgresql-server-dev-$major" \
+		| sed -nE 's/^ *Depends: ((clang|llvm)-[0-9]+(-dev)?)$/\1/p'
+		[ -z "$server" ] || chroot "$dir" apt-cache depends "$server" \
+			| sed -nE 's/^ *Depends: (libllvm[0-9]+)$/\1/p'; } | sort -u); do
 		installed_in "$dir" "$name" && continue
 		version=$(chroot "$dir" apt-cache policy "$name" | sed -nE 's/^ *Candidate: (.*)$/\1/p')
 		[ -n "$version" ] && [ "$version" != "(none)" ] || continue
@@ -301,7 +306,7 @@ ensure() {
 	for major in $(majors_of_chroot "$name"); do
 		packages=(postgresql-$major postgresql-server-dev-$major libxxhash-dev make libc6-dev
 			$(extra_packages "$arch"))
-		[ "$arch" = amd64 ] || stub_jit_dependencies "$dir" "$major"
+		[ "$arch" = amd64 ] || stub_jit_dependencies "$dir" "$major" "$arch"
 		local target
 		target=$(target_release_of "$major")
 		if [ -n "$target" ]; then
