@@ -191,27 +191,26 @@ type FixedKernel = (data: number, width: number, count: number, out: number) => 
 type VaryingKernel = (data: number, offsets: number, count: number, out: number) => void;
 
 const textEncoder = new TextEncoder();
+const chunkOffsets = new Uint32Array(CHUNK + 1);
 
 /**
  * Lay a chunk of strings out in the module's memory as the varying kernels
  * take them, when every one is ASCII without NUL (the common case, where a
- * string's UTF-8 bytes are its characters): joined and encoded in one
+ * string's UTF-8 bytes are its characters): concatenated and encoded in one
  * call, each value's offset from the string lengths.  Returns the data,
  * offsets and results pointers, or null for any other chunk, which then
  * goes value by value (and raises the error, if there is one).
  */
 function asciiChunk(values: ArrayLike<unknown>, start: number, count: number): [number, number, number] | null {
+  let joined = "";
   let total = 0;
+  chunkOffsets[0] = 0;
   for (let i = 0; i < count; i++) {
     const v = values[start + i];
     if (typeof v !== "string") return null;
+    joined += v;
     total += v.length;
-  }
-  let joined: string;
-  if (Array.isArray(values)) joined = values.slice(start, start + count).join("");
-  else {
-    joined = "";
-    for (let i = 0; i < count; i++) joined += values[start + i] as string;
+    chunkOffsets[i + 1] = total;
   }
   if (joined.indexOf("\0") !== -1) return null;
   const data = batchScratch.get(total + 4 * (count + 1) + count + 8);
@@ -219,13 +218,7 @@ function asciiChunk(values: ArrayLike<unknown>, start: number, count: number): [
   // a non-ASCII character takes more bytes than UTF-16 units: it does not fit
   const { read } = textEncoder.encodeInto(joined, heap().subarray(data, data + total));
   if (read !== joined.length) return null;
-  const offsets = new Uint32Array(core.memory.buffer, offsetsAt, count + 1);
-  let at = 0;
-  offsets[0] = 0;
-  for (let i = 0; i < count; i++) {
-    at += (values[start + i] as string).length;
-    offsets[i + 1] = at;
-  }
+  new Uint32Array(core.memory.buffer, offsetsAt, count + 1).set(chunkOffsets.subarray(0, count + 1));
   return [data, offsetsAt, offsetsAt + 4 * (count + 1)];
 }
 
