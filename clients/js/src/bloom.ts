@@ -191,15 +191,28 @@ type FixedKernel = (data: number, width: number, count: number, out: number) => 
 type VaryingKernel = (data: number, offsets: number, count: number, out: number) => void;
 
 const textEncoder = new TextEncoder();
+/** The byte offsets of a chunk's values, as the varying kernels take them. */
 const chunkOffsets = new Uint32Array(CHUNK + 1);
 
 /**
- * Lay a chunk of strings out in the module's memory as the varying kernels
- * take them, when every one is ASCII without NUL (the common case, where a
- * string's UTF-8 bytes are its characters): concatenated and encoded in one
- * call, each value's offset from the string lengths.  Returns the data,
- * offsets and results pointers, or null for any other chunk, which then
- * goes value by value (and raises the error, if there is one).
+ * Room in the module's memory for a chunk of `total` bytes of values, their
+ * offsets (copied there from chunkOffsets) and one result a value: the
+ * data, offsets and results pointers.
+ */
+function chunkSpace(total: number, count: number): [number, number, number] {
+  const data = batchScratch.get(total + 4 * (count + 1) + count + 8);
+  const offsetsAt = (data + total + 3) & ~3;
+  new Uint32Array(core.memory.buffer, offsetsAt, count + 1).set(chunkOffsets.subarray(0, count + 1));
+  return [data, offsetsAt, offsetsAt + 4 * (count + 1)];
+}
+
+/**
+ * Lay a chunk of strings out in the module's memory, when every one is
+ * ASCII without NUL (the common case, where a string's UTF-8 bytes are its
+ * characters): concatenated and encoded in one call, each value's offset
+ * from the string lengths.  Returns chunkSpace's pointers, or null for any
+ * other chunk, which then goes value by value (and raises the error, if
+ * there is one).
  */
 function asciiChunk(values: ArrayLike<unknown>, start: number, count: number): [number, number, number] | null {
   let joined = "";
@@ -213,13 +226,24 @@ function asciiChunk(values: ArrayLike<unknown>, start: number, count: number): [
     chunkOffsets[i + 1] = total;
   }
   if (joined.indexOf("\0") !== -1) return null;
-  const data = batchScratch.get(total + 4 * (count + 1) + count + 8);
-  const offsetsAt = (data + total + 3) & ~3;
+  const space = chunkSpace(total, count);
   // a non-ASCII character takes more bytes than UTF-16 units: it does not fit
-  const { read } = textEncoder.encodeInto(joined, heap().subarray(data, data + total));
-  if (read !== joined.length) return null;
-  new Uint32Array(core.memory.buffer, offsetsAt, count + 1).set(chunkOffsets.subarray(0, count + 1));
-  return [data, offsetsAt, offsetsAt + 4 * (count + 1)];
+  const { read } = textEncoder.encodeInto(joined, heap().subarray(space[0], space[0] + total));
+  return read === joined.length ? space : null;
+}
+
+/** Lay a chunk out value by value, through the encoders: chunkSpace's pointers. */
+function encodedChunk(values: ArrayLike<unknown>, start: number, count: number, type: SqlType | undefined): [number, number, number] {
+  sink.reset();
+  chunkOffsets[0] = 0;
+  for (let i = 0; i < count; i++) {
+    const v = values[start + i];
+    encodeValue(sink, type === undefined ? v : new Typed(type, v));
+    chunkOffsets[i + 1] = sink.length;
+  }
+  const space = chunkSpace(sink.length, count);
+  heap().set(sink.bytes.subarray(0, sink.length), space[0]);
+  return space;
 }
 
 /**
@@ -268,29 +292,17 @@ export function runBatch(values: Batch, type: SqlType | undefined, fixed: FixedK
   if (values instanceof Uint8Array)
     throw new BloomError("ambiguous batch", "42804", "A Uint8Array is one bytea value; pass an array of them to add many.");
   let utf8 = false;
-  const textOnly = type === undefined || type === "text";
+  // until a chunk is not plain ASCII text: the rest of such a batch seldom is
+  let ascii = type === undefined || type === "text";
   for (let start = 0; start < n; start += CHUNK) {
     const count = Math.min(CHUNK, n - start);
-    const ascii = textOnly ? asciiChunk(values, start, count) : null;
-    if (ascii !== null) {
-      const [data, offsetsAt, out] = ascii;
-      varying(data, offsetsAt, count, out);
-      if (results) results.set(heap().subarray(out, out + count), start);
-      continue;
+    let space = ascii ? asciiChunk(values, start, count) : null;
+    if (space === null) {
+      ascii = false;
+      space = encodedChunk(values, start, count, type);
+      utf8 ||= sink.utf8;
     }
-    sink.reset();
-    const offsets = new Uint32Array(count + 1);
-    for (let i = 0; i < count; i++) {
-      const v = values[start + i];
-      encodeValue(sink, type === undefined ? v : new Typed(type, v));
-      offsets[i + 1] = sink.length;
-    }
-    utf8 ||= sink.utf8;
-    const data = batchScratch.get(sink.length + 4 * (count + 1) + count + 8);
-    const offsetsAt = (data + sink.length + 3) & ~3;
-    const out = offsetsAt + 4 * (count + 1);
-    heap().set(sink.bytes.subarray(0, sink.length), data);
-    new Uint32Array(core.memory.buffer, offsetsAt, count + 1).set(offsets);
+    const [data, offsetsAt, out] = space;
     varying(data, offsetsAt, count, out);
     if (results) results.set(heap().subarray(out, out + count), start);
   }
