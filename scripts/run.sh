@@ -50,6 +50,16 @@ cleanup=()
 trap 'for c in "${cleanup[@]}"; do eval "$c" || true; done' EXIT
 elapsed() { echo "$((SECONDS - ${1:-started}))s"; }
 heading() { printf '\n==== %s ====\n' "$*"; }
+# run_background OUT COMMAND...: for a test run in the background, COMMAND's
+# output to OUT and, when it ends, "STATUS SECONDS" to OUT.status (which
+# add_background reads, and a run waiting for this one looks for)
+run_background() {
+	local out=$1 t=$SECONDS status=0
+	shift
+	rm -f "$out.status"
+	"$@" >"$out" 2>&1 </dev/null || status=$?
+	echo "$status $((SECONDS - t))" >"$out.status"
+}
 
 heading "set-up"
 extra=()
@@ -154,16 +164,10 @@ if [ "$mode" = test-all ]; then
 	# end, and they end before the installation tests start, which put a
 	# package into the host's PostgreSQL (each writes its status file when
 	# it ends).
+	arch_run() { "$ROOT/scripts/chroot.sh" ensure "15-$1" && "$ROOT/test/arch.sh" "15-$1"; }
 	arch_jobs=()
 	for arch in "${arches[@]}"; do
-		rm -f "$BUILD/arch-$arch.status"
-		(
-			t=$SECONDS
-			status=0
-			{ "$ROOT/scripts/chroot.sh" ensure "15-$arch" && "$ROOT/test/arch.sh" "15-$arch"; } \
-				>"$BUILD/arch-$arch.out" 2>&1 || status=$?
-			echo "$status $((SECONDS - t))" >"$BUILD/arch-$arch.status"
-		) &
+		run_background "$BUILD/arch-$arch.out" arch_run "$arch" &
 		arch_jobs+=($!)
 	done
 fi
@@ -201,6 +205,15 @@ add_counted() {
 	fi
 	passed=$((passed + p)) failed=$((failed + f))
 	summary+=("$(printf '%-22s %d passed, %d failed (exited %d, %s)' "$name:" "$p" "$f" "$status" "$time")")
+}
+
+# add_background NAME OUT: a background run's output shown, and counted
+# as add_counted does, with the status and time run_background wrote
+add_background() {
+	local name=$1 out=$2 status=1 secs=0
+	cat "$out" 2>/dev/null || true
+	[ -s "$out.status" ] && read -r status secs <"$out.status"
+	add_counted "$name" "$out" "$status" "${secs}s, in the background"
 }
 
 if runs unit; then
@@ -373,23 +386,18 @@ if [ "$mode" = test-all ]; then
 	# 15 has ended: the host's own (above) and the architectures' exchange
 	# (their status files); the majors run in their chroots meanwhile, and
 	# the cross-major tests (a 15 server of this tree) wait for them.  Their
-	# output is shown, and counted, after the cross-major tests.
+	# output is shown, and counted, before the cross-major tests run.
 	install_scripts=()
 	for script in "$ROOT"/test/install/*.sh; do
 		[ -e "$script" ] || continue
 		install_scripts+=("$script")
-		rm -f "$BUILD/install-$(basename "$script" .sh).status"
 	done
 	(
 		for arch in "${arches[@]}"; do
-			while [ ! -s "$BUILD/arch-$arch.status" ]; do sleep 5; done
+			while [ ! -s "$BUILD/arch-$arch.out.status" ]; do sleep 5; done
 		done
 		for script in "${install_scripts[@]}"; do
-			name=$(basename "$script" .sh)
-			t=$SECONDS
-			status=0
-			"$script" >"$BUILD/install-$name.log" 2>&1 </dev/null || status=$?
-			echo "$status $((SECONDS - t))" >"$BUILD/install-$name.status"
+			run_background "$BUILD/install-$(basename "$script" .sh).log" "$script"
 		done
 	) &
 	install_job=$!
@@ -424,10 +432,7 @@ if [ "$mode" = test-all ]; then
 	for script in "${install_scripts[@]}"; do
 		name=$(basename "$script" .sh)
 		heading "installation test: $name"
-		cat "$BUILD/install-$name.log" 2>/dev/null || true
-		status=1 secs=0
-		[ -s "$BUILD/install-$name.status" ] && read -r status secs <"$BUILD/install-$name.status"
-		add_counted "install-$name" "$BUILD/install-$name.log" "$status" "${secs}s, in the background"
+		add_background "install-$name" "$BUILD/install-$name.log"
 	done
 	# test/cross/*.sh, with the majors just tested
 	export BLOOM_INST_15=$inst BLOOM_MAJORS="${majors[*]}"
@@ -447,10 +452,8 @@ if [ "$mode" = test-all ]; then
 	fi
 	for arch in "${arches[@]}"; do
 		heading "PostgreSQL 15 on $arch (chroot $("$ROOT/scripts/chroot.sh" name "15-$arch"))"
-		cat "$BUILD/chroot-15-$arch.log" "$BUILD/arch-$arch.out" 2>/dev/null || true
-		status=1 secs=0
-		[ -s "$BUILD/arch-$arch.status" ] && read -r status secs <"$BUILD/arch-$arch.status"
-		add_counted "15 on $arch" "$BUILD/arch-$arch.out" "$status" "${secs}s, in the background"
+		cat "$BUILD/chroot-15-$arch.log" 2>/dev/null || true
+		add_background "15 on $arch" "$BUILD/arch-$arch.out"
 	done
 fi
 
